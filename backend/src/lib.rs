@@ -1,0 +1,3 @@
+//! The Cranelift JIT backend.
+//!
+//! Not yet built: issue 4 fills this crate.

@@ -1,0 +1,3 @@
+//! The benchmark harness behind `rulec bench`.
+//!
+//! Not yet built: issue 5 fills this crate.
