@@ -1,1 +1,99 @@
-//! placeholder
+//! rulec's contract compiler: from a YAML contract to a verified, typed IR
+//! and a bundle, with compiler-grade diagnostics.
+//!
+//! Stages, each its own module:
+//!
+//! 1. [`syntax::yaml`]: YAML to a spanned tree (no anchors, tags or
+//!    duplicate keys; bounded depth; never recursive).
+//! 2. [`syntax::contract`]: the tree to the [`ast`], parsing expressions
+//!    ([`syntax::expr`]), templates and types.
+//! 3. [`check`]: names, types, cycles and tests; lowers to `ir::Contract`,
+//!    which the IR verifier checks before anything else sees it.
+//! 4. [`compile`]: seals the IR into an `ir::Bundle`.
+//!
+//! This crate is the only one that produces user diagnostics
+//! ([`Diagnostic`]). It knows nothing about evaluation: it depends on `ir`
+//! and never on `runtime` or `backend`.
+
+pub mod ast;
+pub mod ast_print;
+pub mod check;
+pub mod codes;
+pub mod diagnostic;
+pub mod source;
+pub mod syntax;
+
+pub use diagnostic::{Diagnostic, Diagnostics, Severity};
+pub use ir::Bundle;
+pub use source::{SourceFile, Span};
+
+/// The largest contract file rulec reads.
+pub const MAX_FILE_BYTES: usize = 64 << 20;
+
+/// The outcome of compiling one file: a bundle when there was no error,
+/// and every diagnostic (warnings included) either way.
+#[derive(Debug)]
+pub struct Compiled {
+    pub bundle: Option<Bundle>,
+    pub ast: Option<ast::Contract>,
+    pub diagnostics: Diagnostics,
+}
+
+/// Compiles a contract's text; the spec's entry point.
+pub fn compile(source: &str) -> Result<Bundle, Diagnostics> {
+    let compiled = compile_file("<contract>", source);
+    match compiled.bundle {
+        Some(bundle) => Ok(bundle),
+        None => Err(compiled.diagnostics),
+    }
+}
+
+/// Parses a contract to its syntax tree (stages 1 and 2).
+pub fn parse(file: &SourceFile, diagnostics: &mut Vec<Diagnostic>) -> Option<ast::Contract> {
+    if file.text().len() > MAX_FILE_BYTES {
+        diagnostics.push(
+            Diagnostic::error(
+                codes::FILE_TOO_LARGE,
+                Span::at(0),
+                format!("the file is {} bytes; the limit is {MAX_FILE_BYTES}", file.text().len()),
+            )
+            .label("this file"),
+        );
+        return None;
+    }
+    let (root, yaml_errors) = syntax::yaml::parse(file);
+    diagnostics.extend(yaml_errors);
+    let root = root?;
+    Some(syntax::contract::build(file, &root, diagnostics))
+}
+
+/// Compiles the contract in `source`, naming it `name` in diagnostics.
+pub fn compile_file(name: &str, source: &str) -> Compiled {
+    let file = SourceFile::new(name, source);
+    let mut items = Vec::new();
+    let ast = parse(&file, &mut items);
+    let contract = ast.as_ref().and_then(|ast| check::check(&file, ast, &mut items));
+    let bundle = contract.and_then(|contract| match Bundle::new(contract) {
+        Ok(bundle) => Some(bundle),
+        Err(e) => {
+            items.push(
+                Diagnostic::error(
+                    codes::INTERNAL,
+                    Span::at(0),
+                    "internal compiler error: the bundle could not be sealed",
+                )
+                .label("while compiling this contract")
+                .with_help(e.message),
+            );
+            None
+        }
+    });
+    sort(&mut items);
+    Compiled { bundle, ast, diagnostics: Diagnostics { file, items } }
+}
+
+/// Orders diagnostics by position, errors and warnings mixed, keeping
+/// the order of those at the same place.
+fn sort(items: &mut [Diagnostic]) {
+    items.sort_by_key(|d| (d.span().start, d.span().end));
+}

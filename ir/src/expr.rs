@@ -131,6 +131,53 @@ impl ExprKind {
         out
     }
 
+    /// Calls `f` on a mutable reference to each direct child id.
+    pub fn for_each_child_mut(&mut self, mut f: impl FnMut(&mut ExprId)) {
+        match self {
+            ExprKind::Const(_)
+            | ExprKind::Input
+            | ExprKind::Let(_)
+            | ExprKind::RuleFired(_)
+            | ExprKind::Local(_) => {}
+            ExprKind::Field { base: a, .. }
+            | ExprKind::Present(a)
+            | ExprKind::Unary { arg: a, .. }
+            | ExprKind::TableHas { key: a, .. }
+            | ExprKind::Matches { subject: a, .. } => f(a),
+            ExprKind::List(items)
+            | ExprKind::Call { args: items, .. }
+            | ExprKind::Extern { args: items, .. } => items.iter_mut().for_each(f),
+            ExprKind::Binary { lhs: a, rhs: b, .. }
+            | ExprKind::Compare { lhs: a, rhs: b, .. }
+            | ExprKind::And { lhs: a, rhs: b }
+            | ExprKind::Or { lhs: a, rhs: b }
+            | ExprKind::Coalesce { value: a, default: b }
+            | ExprKind::InList { item: a, list: b }
+            | ExprKind::Lambda { list: a, body: b, .. } => {
+                f(a);
+                f(b);
+            }
+            ExprKind::Cond { cond, then, otherwise } => {
+                f(cond);
+                f(then);
+                f(otherwise);
+            }
+            ExprKind::TableGet { key, default, .. } => {
+                f(key);
+                if let Some(d) = default {
+                    f(d);
+                }
+            }
+            ExprKind::Index { list, index, default } => {
+                f(list);
+                f(index);
+                if let Some(d) = default {
+                    f(d);
+                }
+            }
+        }
+    }
+
     /// Calls `f` on each direct child, in evaluation order.
     pub fn for_each_child(&self, mut f: impl FnMut(ExprId)) {
         match self {
@@ -562,39 +609,44 @@ impl Builtin {
         }
     }
 
+    /// The fewest and most arguments the function takes (`None`: no limit).
+    pub fn arity(self) -> (usize, Option<usize>) {
+        match self {
+            Builtin::Now => (0, Some(0)),
+            Builtin::Min | Builtin::Max => (2, None),
+            Builtin::Round
+            | Builtin::RoundHalfEven
+            | Builtin::StartsWith
+            | Builtin::EndsWith
+            | Builtin::Contains
+            | Builtin::Dot
+            | Builtin::Cosine
+            | Builtin::L2 => (2, Some(2)),
+            _ => (1, Some(1)),
+        }
+    }
+
     /// The result type for arguments of types `args`, or why they do not fit.
     ///
     /// Implicit widening is the caller's job: this sees the final types.
     pub fn result_type(self, types: &TypeTable, args: &[TypeId]) -> Result<TypeId, String> {
         use TypeTable as T;
-        let arity = |n: usize| {
-            if args.len() == n {
-                Ok(())
-            } else {
-                Err(format!(
-                    "`{}` takes {n} argument{}, got {}",
-                    self.name(),
-                    if n == 1 { "" } else { "s" },
-                    args.len()
-                ))
-            }
-        };
+        let (min, max) = self.arity();
+        if args.len() < min || max.is_some_and(|max| args.len() > max) {
+            let wanted = match max {
+                Some(max) if max == min => format!("{min}"),
+                _ => format!("at least {min}"),
+            };
+            return Err(format!("`{}` takes {wanted} argument(s), got {}", self.name(), args.len()));
+        }
         let kind = |i: usize| types.get(args[i]);
         let wrong = || Err(format!("expected {}", self.usage()));
         match self {
-            Builtin::Abs => {
-                arity(1)?;
-                match kind(0) {
-                    Some(TypeKind::Int | TypeKind::Decimal | TypeKind::Float | TypeKind::Duration) => {
-                        Ok(args[0])
-                    }
-                    _ => wrong(),
-                }
-            }
+            Builtin::Abs => match kind(0) {
+                Some(TypeKind::Int | TypeKind::Decimal | TypeKind::Float | TypeKind::Duration) => Ok(args[0]),
+                _ => wrong(),
+            },
             Builtin::Min | Builtin::Max => {
-                if args.len() < 2 {
-                    return Err(format!("`{}` takes at least 2 arguments, got {}", self.name(), args.len()));
-                }
                 let first = args[0];
                 let all_stringy = args.iter().all(|&a| types.get(a).is_some() && types.is_stringy(a));
                 if all_stringy {
@@ -606,23 +658,16 @@ impl Builtin {
                     wrong()
                 }
             }
-            Builtin::Round | Builtin::RoundHalfEven => {
-                arity(2)?;
-                match (args[0], args[1]) {
-                    (T::DECIMAL, T::INT) => Ok(T::DECIMAL),
-                    (T::FLOAT, T::INT) => Ok(T::FLOAT),
-                    _ => wrong(),
-                }
-            }
-            Builtin::Floor | Builtin::Ceil => {
-                arity(1)?;
-                match args[0] {
-                    T::DECIMAL | T::FLOAT => Ok(args[0]),
-                    _ => wrong(),
-                }
-            }
+            Builtin::Round | Builtin::RoundHalfEven => match (args[0], args[1]) {
+                (T::DECIMAL, T::INT) => Ok(T::DECIMAL),
+                (T::FLOAT, T::INT) => Ok(T::FLOAT),
+                _ => wrong(),
+            },
+            Builtin::Floor | Builtin::Ceil => match args[0] {
+                T::DECIMAL | T::FLOAT => Ok(args[0]),
+                _ => wrong(),
+            },
             Builtin::ToInt | Builtin::ToDecimal | Builtin::ToFloat => {
-                arity(1)?;
                 let numeric_or_string = matches!(
                     kind(0),
                     Some(
@@ -643,18 +688,17 @@ impl Builtin {
                 })
             }
             Builtin::ToString => {
-                arity(1)?;
-                if is_renderable(types, args[0]) { Ok(T::STRING) } else { wrong() }
-            }
-            Builtin::Len => {
-                arity(1)?;
-                match kind(0) {
-                    Some(TypeKind::String | TypeKind::Enum(_) | TypeKind::List(_)) => Ok(T::INT),
-                    _ => wrong(),
+                if is_renderable(types, args[0]) {
+                    Ok(T::STRING)
+                } else {
+                    wrong()
                 }
             }
+            Builtin::Len => match kind(0) {
+                Some(TypeKind::String | TypeKind::Enum(_) | TypeKind::List(_)) => Ok(T::INT),
+                _ => wrong(),
+            },
             Builtin::Lower | Builtin::Upper | Builtin::Trim => {
-                arity(1)?;
                 if types.get(args[0]).is_some() && types.is_stringy(args[0]) {
                     Ok(T::STRING)
                 } else {
@@ -662,20 +706,18 @@ impl Builtin {
                 }
             }
             Builtin::StartsWith | Builtin::EndsWith | Builtin::Contains => {
-                arity(2)?;
                 let stringy = args.iter().all(|&a| types.get(a).is_some() && types.is_stringy(a));
                 if stringy { Ok(T::BOOL) } else { wrong() }
             }
-            Builtin::Now => {
-                arity(0)?;
-                Ok(T::TIMESTAMP)
-            }
+            Builtin::Now => Ok(T::TIMESTAMP),
             Builtin::Days | Builtin::Hours => {
-                arity(1)?;
-                if args[0] == T::DURATION { Ok(T::INT) } else { wrong() }
+                if args[0] == T::DURATION {
+                    Ok(T::INT)
+                } else {
+                    wrong()
+                }
             }
             Builtin::ToTimestamp | Builtin::ToDuration => {
-                arity(1)?;
                 if types.get(args[0]).is_some() && types.is_stringy(args[0]) {
                     Ok(if self == Builtin::ToTimestamp { T::TIMESTAMP } else { T::DURATION })
                 } else {
@@ -683,7 +725,6 @@ impl Builtin {
                 }
             }
             Builtin::Dot | Builtin::Cosine | Builtin::L2 => {
-                arity(2)?;
                 let float_list = types.lookup(&TypeKind::List(T::FLOAT));
                 if float_list.is_some() && args.iter().all(|&a| Some(a) == float_list) {
                     Ok(T::FLOAT)

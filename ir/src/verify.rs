@@ -12,7 +12,7 @@
 //!    [`MAX_CHANNELS`] channels.
 //! 2. **Types**: a type refers only to types with smaller ids (no cycles);
 //!    nesting is at most [`MAX_TYPE_DEPTH`]; the primitives sit at their
-//!    fixed ids; records have at least one field and unique field names;
+//!    fixed ids; records have unique, well-formed field names;
 //!    enums have at least one value and no duplicates; no optional of an
 //!    optional; `input` is a record.
 //! 3. **Tables**: unique identifiers, not shadowing an input field; keys
@@ -235,9 +235,6 @@ impl<'a> Verifier<'a> {
                     self.error(&path, "an optional of an optional");
                 }
                 TypeKind::Record(fields) => {
-                    if fields.is_empty() {
-                        self.error(&path, "a record without fields");
-                    }
                     let mut seen = HashSet::new();
                     for field in fields {
                         if !names::is_field_name(&field.name) || !seen.insert(&field.name) {

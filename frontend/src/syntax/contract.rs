@@ -1,0 +1,414 @@
+//! The contract's structure: the YAML tree to an [`ast::Contract`].
+//!
+//! Checks the shape of every section (mappings, lists, known keys,
+//! required keys) and parses expressions, templates and types. Names and
+//! types are not resolved here; values typed by a declaration stay nodes.
+
+use crate::ast::*;
+use crate::codes;
+use crate::diagnostic::Diagnostic;
+use crate::source::{SourceFile, Span, Spanned};
+use crate::syntax::scalar::ScalarText;
+use crate::syntax::yaml::{Node, NodeKind};
+use crate::syntax::{expr, template};
+
+const CONTRACT_KEYS: &[&str] = &[
+    "contract",
+    "version",
+    "description",
+    "channels",
+    "components",
+    "decision",
+    "default",
+    "on_error",
+    "input",
+    "tables",
+    "effects",
+    "extern",
+    "let",
+    "rules",
+    "tests",
+];
+const RULE_KEYS: &[&str] =
+    &["id", "description", "component", "channels", "when", "deny", "allow", "finding", "effects"];
+const FINDING_KEYS: &[&str] = &["code", "severity", "message"];
+const TABLE_KEYS: &[&str] = &["key", "value", "set", "rows"];
+const EFFECT_KEYS: &[&str] = &["type", "combine"];
+const TEST_KEYS: &[&str] = &["name", "channel", "component", "now", "input", "expect"];
+const EXPECT_KEYS: &[&str] = &["decision", "reasons", "findings", "effects", "errors"];
+
+/// Builds the contract's syntax tree from its YAML root.
+pub fn build(file: &SourceFile, root: &Node, diagnostics: &mut Vec<Diagnostic>) -> Contract {
+    let mut b = Builder { file, diagnostics };
+    b.contract(root)
+}
+
+struct Builder<'f, 'd> {
+    file: &'f SourceFile,
+    diagnostics: &'d mut Vec<Diagnostic>,
+}
+
+/// The entries of a mapping whose keys were checked.
+struct Fields<'n> {
+    span: Span,
+    entries: &'n [(Node, Node)],
+}
+
+impl<'n> Fields<'n> {
+    fn get(&self, key: &str) -> Option<&'n Node> {
+        self.entries.iter().find(|(k, _)| k.text() == Some(key)).map(|(_, v)| v)
+    }
+
+    fn key_span(&self, key: &str) -> Option<Span> {
+        self.entries.iter().find(|(k, _)| k.text() == Some(key)).map(|(k, _)| k.span)
+    }
+}
+
+impl Builder<'_, '_> {
+    fn error(&mut self, diagnostic: Diagnostic) {
+        self.diagnostics.push(diagnostic);
+    }
+
+    fn wrong_shape(&mut self, node: &Node, expected: &str, what: &str) {
+        self.error(
+            Diagnostic::error(
+                codes::WRONG_SHAPE,
+                node.span,
+                format!("{what} must be {expected}, found {}", node.kind_name()),
+            )
+            .label(format!("expected {expected}")),
+        );
+    }
+
+    /// A mapping with only `allowed` keys (unknown ones are reported).
+    fn fields<'n>(&mut self, node: &'n Node, what: &str, allowed: &[&str]) -> Option<Fields<'n>> {
+        let Some(entries) = node.as_map() else {
+            self.wrong_shape(node, "a mapping", what);
+            return None;
+        };
+        for (key, _) in entries {
+            let Some(name) = key.text() else { continue };
+            if !allowed.contains(&name) {
+                let d = Diagnostic::error(
+                    codes::UNKNOWN_KEY,
+                    key.span,
+                    format!("unknown key `{name}` in {what}"),
+                )
+                .label("not a known key")
+                .suggest(name, allowed.iter().copied())
+                .with_help(format!("the keys of {what} are: {}", allowed.join(", ")));
+                self.error(d);
+            }
+        }
+        Some(Fields { span: node.span, entries })
+    }
+
+    fn require<'n>(&mut self, fields: &Fields<'n>, key: &str, what: &str) -> Option<&'n Node> {
+        let node = fields.get(key);
+        if node.is_none() {
+            self.error(
+                Diagnostic::error(
+                    codes::MISSING_KEY,
+                    Span::new(fields.span.start as usize, fields.span.start as usize),
+                    format!("{what} has no `{key}`"),
+                )
+                .label(format!("`{key}` is required here")),
+            );
+        }
+        node
+    }
+
+    /// A single value as text.
+    fn scalar(&mut self, node: &Node, what: &str) -> Option<Spanned<String>> {
+        match node.text() {
+            Some(text) => Some(Spanned::new(text.to_string(), node.span)),
+            None => {
+                self.wrong_shape(node, "a single value", what);
+                None
+            }
+        }
+    }
+
+    /// A mapping's entries, treating null as empty.
+    fn entries<'n>(&mut self, node: Option<&'n Node>, what: &str) -> &'n [(Node, Node)] {
+        match node {
+            None => &[],
+            Some(n) if n.is_null() => &[],
+            Some(n) => match n.as_map() {
+                Some(entries) => entries,
+                None => {
+                    self.wrong_shape(n, "a mapping", what);
+                    &[]
+                }
+            },
+        }
+    }
+
+    /// A list's items, treating null as empty.
+    fn items<'n>(&mut self, node: Option<&'n Node>, what: &str) -> &'n [Node] {
+        match node {
+            None => &[],
+            Some(n) if n.is_null() => &[],
+            Some(n) => match n.as_seq() {
+                Some(items) => items,
+                None => {
+                    self.wrong_shape(n, "a list", what);
+                    &[]
+                }
+            },
+        }
+    }
+
+    fn name_list(&mut self, node: Option<&Node>, what: &str) -> Vec<Ident> {
+        let items = self.items(node, what);
+        items.iter().filter_map(|item| self.scalar(item, &format!("an entry of {what}"))).collect()
+    }
+
+    fn key_ident(&self, key: &Node) -> Ident {
+        Spanned::new(key.text().unwrap_or_default().to_string(), key.span)
+    }
+
+    fn expression(&mut self, node: &Node, what: &str) -> Option<Expr> {
+        let Some(text) = ScalarText::of(self.file, node) else {
+            self.wrong_shape(node, "an expression (a single value)", what);
+            return None;
+        };
+        match expr::parse(&text) {
+            Ok(e) => Some(e),
+            Err(d) => {
+                self.error(d);
+                None
+            }
+        }
+    }
+
+    fn template(&mut self, node: &Node, what: &str) -> Option<Template> {
+        let Some(text) = ScalarText::of(self.file, node) else {
+            self.wrong_shape(node, "a message (a single value)", what);
+            return None;
+        };
+        template::parse(&text, self.diagnostics)
+    }
+
+    fn contract(&mut self, root: &Node) -> Contract {
+        let mut c = Contract { span: root.span, ..Contract::default() };
+        let Some(top) = self.fields(root, "a contract", CONTRACT_KEYS) else { return c };
+        let what = "the contract";
+        c.name = self.require(&top, "contract", what).and_then(|n| self.scalar(n, "`contract`"));
+        c.version = self.require(&top, "version", what).and_then(|n| self.scalar(n, "`version`"));
+        c.description = top.get("description").and_then(|n| self.scalar(n, "`description`")).map(|s| s.value);
+        c.channels = self.name_list(top.get("channels"), "`channels`");
+        c.components = self.name_list(top.get("components"), "`components`");
+        c.decision = top.get("decision").and_then(|n| self.scalar(n, "`decision`"));
+        c.default = top.get("default").and_then(|n| self.scalar(n, "`default`"));
+        c.on_error = top.get("on_error").and_then(|n| self.scalar(n, "`on_error`"));
+        if let Some(input) = self.require(&top, "input", what) {
+            c.input_span = input.span;
+            c.input = self.record_fields(input, "`input`");
+        }
+        for (key, value) in self.entries(top.get("tables"), "`tables`") {
+            if let Some(table) = self.table(key, value) {
+                c.tables.push(table);
+            }
+        }
+        for (key, value) in self.entries(top.get("effects"), "`effects`") {
+            if let Some(effect) = self.effect(key, value) {
+                c.effects.push(effect);
+            }
+        }
+        for (key, value) in self.entries(top.get("extern"), "`extern`") {
+            if let Some(signature) = self.scalar(value, "an extern signature") {
+                c.externs.push(ExternDecl { name: self.key_ident(key), signature });
+            }
+        }
+        for (key, value) in self.entries(top.get("let"), "`let`") {
+            let value = self.expression(value, "a let");
+            c.lets.push(LetDecl { name: self.key_ident(key), value });
+        }
+        let rules = self.require(&top, "rules", what);
+        for node in self.items(rules, "`rules`") {
+            if let Some(rule) = self.rule(node) {
+                c.rules.push(rule);
+            }
+        }
+        for node in self.items(top.get("tests"), "`tests`") {
+            if let Some(test) = self.test(node) {
+                c.tests.push(test);
+            }
+        }
+        c
+    }
+
+    /// The fields of a record type (or of `input`).
+    fn record_fields(&mut self, node: &Node, what: &str) -> Vec<FieldDecl> {
+        self.entries(Some(node), what)
+            .iter()
+            .filter_map(|(key, value)| {
+                Some(FieldDecl { name: self.key_ident(key), ty: self.type_expr(value)? })
+            })
+            .collect()
+    }
+
+    fn type_expr(&mut self, node: &Node) -> Option<TypeExpr> {
+        match &node.kind {
+            NodeKind::Scalar(_) => {
+                let text = ScalarText::of(self.file, node)?;
+                Some(type_from_text(&text, 0, text.value.len(), 0))
+            }
+            NodeKind::Map(entries) if entries.len() == 1 && entries[0].0.text() == Some("enum") => {
+                let values = &entries[0].1;
+                let Some(items) = values.as_seq() else {
+                    self.wrong_shape(values, "a list of values", "an enum");
+                    return None;
+                };
+                let values = items.iter().filter_map(|v| self.scalar(v, "an enum value")).collect();
+                Some(TypeExpr { span: node.span, kind: TypeExprKind::Enum(values) })
+            }
+            NodeKind::Map(_) => Some(TypeExpr {
+                span: node.span,
+                kind: TypeExprKind::Record(self.record_fields(node, "a record type")),
+            }),
+            NodeKind::Seq(_) => {
+                self.error(
+                    Diagnostic::error(codes::BAD_TYPE, node.span, "a type cannot be a list")
+                        .label("expected a type")
+                        .with_help("write `list<T>` for a list, `{ enum: [...] }` for a set of values"),
+                );
+                None
+            }
+        }
+    }
+
+    fn table(&mut self, key: &Node, node: &Node) -> Option<TableDecl> {
+        let name = self.key_ident(key);
+        let fields = self.fields(node, "a table", TABLE_KEYS)?;
+        let rows = self.require(&fields, "rows", "a table");
+        let kind = if let Some(set) = fields.get("set") {
+            if let Some(span) = fields.key_span("key").or(fields.key_span("value")) {
+                self.error(
+                    Diagnostic::error(
+                        codes::BAD_TABLE,
+                        span,
+                        "a table has either `set`, or `key` and `value`",
+                    )
+                    .label("not in a set")
+                    .with_label(set.span, "this table is a set"),
+                );
+            }
+            let element = self.type_expr(set)?;
+            TableDeclKind::Set { element, rows: self.items(rows, "the rows of a set").to_vec() }
+        } else {
+            let key_ty = self.require(&fields, "key", "a table")?;
+            let value_ty = self.require(&fields, "value", "a table")?;
+            let key = self.type_expr(key_ty)?;
+            let value = self.type_expr(value_ty)?;
+            TableDeclKind::Map { key, value, rows: self.entries(rows, "the rows of a table").to_vec() }
+        };
+        Some(TableDecl { name, span: node.span, kind })
+    }
+
+    fn effect(&mut self, key: &Node, node: &Node) -> Option<EffectDecl> {
+        let name = self.key_ident(key);
+        if node.as_scalar().is_some() {
+            return Some(EffectDecl { name, ty: self.type_expr(node)?, combine: None });
+        }
+        let fields = self.fields(node, "an effect", EFFECT_KEYS)?;
+        let ty = self.require(&fields, "type", "an effect")?;
+        let ty = self.type_expr(ty)?;
+        let combine = fields.get("combine").and_then(|n| self.scalar(n, "`combine`"));
+        Some(EffectDecl { name, ty, combine })
+    }
+
+    fn rule(&mut self, node: &Node) -> Option<RuleDecl> {
+        let fields = self.fields(node, "a rule", RULE_KEYS)?;
+        let id = self.require(&fields, "id", "this rule").and_then(|n| self.scalar(n, "a rule id"))?;
+        let when =
+            self.require(&fields, "when", "this rule").and_then(|n| self.expression(n, "a rule's `when`"));
+        let finding = fields.get("finding").and_then(|n| self.finding(n));
+        let mut effects = Vec::new();
+        for (key, value) in self.entries(fields.get("effects"), "a rule's `effects`") {
+            effects.push((self.key_ident(key), self.expression(value, "an effect value")));
+        }
+        Some(RuleDecl {
+            id,
+            span: node.span,
+            component: fields.get("component").and_then(|n| self.scalar(n, "`component`")),
+            channels: fields.get("channels").map(|n| self.name_list(Some(n), "a rule's `channels`")),
+            when,
+            deny: fields.get("deny").and_then(|n| self.template(n, "`deny`")),
+            allow: fields.get("allow").and_then(|n| self.template(n, "`allow`")),
+            finding,
+            effects,
+            effects_span: fields.key_span("effects"),
+        })
+    }
+
+    fn finding(&mut self, node: &Node) -> Option<FindingDecl> {
+        let fields = self.fields(node, "a finding", FINDING_KEYS)?;
+        let code = self.require(&fields, "code", "a finding").and_then(|n| self.scalar(n, "a finding code"));
+        let severity =
+            self.require(&fields, "severity", "a finding").and_then(|n| self.scalar(n, "a severity"));
+        let message =
+            self.require(&fields, "message", "a finding").and_then(|n| self.template(n, "a finding message"));
+        Some(FindingDecl { span: node.span, code, severity, message })
+    }
+
+    fn test(&mut self, node: &Node) -> Option<TestDecl> {
+        let fields = self.fields(node, "a test", TEST_KEYS)?;
+        let name = self.require(&fields, "name", "this test").and_then(|n| self.scalar(n, "a test name"))?;
+        let input = self.require(&fields, "input", "this test").cloned();
+        let expect = match self.require(&fields, "expect", "this test") {
+            Some(n) => self.expect(n)?,
+            None => ExpectDecl::default(),
+        };
+        Some(TestDecl {
+            name,
+            span: node.span,
+            channel: fields.get("channel").and_then(|n| self.scalar(n, "a test's channel")),
+            component: fields.get("component").and_then(|n| self.scalar(n, "a test's component")),
+            now: fields.get("now").and_then(|n| self.scalar(n, "a test's `now`")),
+            input,
+            expect,
+        })
+    }
+
+    fn expect(&mut self, node: &Node) -> Option<ExpectDecl> {
+        let fields = self.fields(node, "a test's `expect`", EXPECT_KEYS)?;
+        let list = |b: &mut Self, key: &str| {
+            fields.get(key).map(|n| b.name_list(Some(n), &format!("`expect.{key}`")))
+        };
+        Some(ExpectDecl {
+            decision: fields.get("decision").and_then(|n| self.scalar(n, "`expect.decision`")),
+            reasons: list(self, "reasons"),
+            findings: list(self, "findings"),
+            effects: fields.get("effects").cloned(),
+            errors: list(self, "errors"),
+        })
+    }
+}
+
+/// Parses type syntax (`decimal`, `string?`, `list<list<int>>`) from a
+/// scalar's text range. Nesting past [`ir::verify::MAX_TYPE_DEPTH`] is
+/// left unparsed, so the checker reports it as an unknown type.
+pub(crate) fn type_from_text(text: &ScalarText<'_>, start: usize, end: usize, depth: usize) -> TypeExpr {
+    let raw = &text.value[start..end];
+    let trimmed_start = start + (raw.len() - raw.trim_start().len());
+    let trimmed_end = end - (raw.len() - raw.trim_end().len());
+    let inner = &text.value[trimmed_start..trimmed_end];
+    let span = text.file_span(trimmed_start, trimmed_end);
+    let kind = if depth > ir::verify::MAX_TYPE_DEPTH {
+        TypeExprKind::Named(inner.to_string())
+    } else if let Some(stripped) = inner.strip_suffix('?') {
+        TypeExprKind::Optional(Box::new(type_from_text(
+            text,
+            trimmed_start,
+            trimmed_start + stripped.len(),
+            depth + 1,
+        )))
+    } else if inner.starts_with("list<") && inner.ends_with('>') && inner.len() > 6 {
+        TypeExprKind::List(Box::new(type_from_text(text, trimmed_start + 5, trimmed_end - 1, depth + 1)))
+    } else {
+        TypeExprKind::Named(inner.to_string())
+    };
+    TypeExpr { span, kind }
+}

@@ -1,0 +1,356 @@
+//! YAML to a small spanned tree, from saphyr-parser's event stream.
+//!
+//! The tree is rulec's own: every node carries its byte span; scalars keep
+//! their text and style and are never typed here (a scalar is typed later
+//! by the declared type it must have). The reader is iterative, never
+//! recursive, and refuses what the language leaves out: anchors, aliases,
+//! tags, duplicate keys, non-scalar keys, several documents and nesting
+//! deeper than [`MAX_DEPTH`].
+
+use std::collections::HashMap;
+
+use saphyr_parser::{Event, Parser, ScalarStyle};
+
+use crate::codes;
+use crate::diagnostic::Diagnostic;
+use crate::source::{SourceFile, Span};
+
+/// The deepest nesting of mappings and lists a contract may have.
+pub const MAX_DEPTH: usize = 64;
+
+/// A YAML node with its span.
+#[derive(Clone, PartialEq, Debug)]
+pub struct Node {
+    pub span: Span,
+    pub kind: NodeKind,
+}
+
+#[derive(Clone, PartialEq, Debug)]
+pub enum NodeKind {
+    Scalar(Scalar),
+    Seq(Vec<Node>),
+    /// Entries in document order; keys are scalars.
+    Map(Vec<(Node, Node)>),
+}
+
+/// A scalar's text as YAML decoded it, and how it was written.
+#[derive(Clone, PartialEq, Debug)]
+pub struct Scalar {
+    pub value: String,
+    pub style: Style,
+}
+
+/// How a scalar was written; spans inside it map back to the file by it.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Style {
+    Plain,
+    SingleQuoted,
+    DoubleQuoted,
+    Literal,
+    Folded,
+}
+
+impl Node {
+    pub fn as_scalar(&self) -> Option<&Scalar> {
+        match &self.kind {
+            NodeKind::Scalar(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub fn as_map(&self) -> Option<&[(Node, Node)]> {
+        match &self.kind {
+            NodeKind::Map(entries) => Some(entries),
+            _ => None,
+        }
+    }
+
+    pub fn as_seq(&self) -> Option<&[Node]> {
+        match &self.kind {
+            NodeKind::Seq(items) => Some(items),
+            _ => None,
+        }
+    }
+
+    /// The scalar's text, when this is a scalar.
+    pub fn text(&self) -> Option<&str> {
+        self.as_scalar().map(|s| s.value.as_str())
+    }
+
+    /// Whether this is YAML's null: an empty plain scalar, `~` or `null`.
+    pub fn is_null(&self) -> bool {
+        matches!(&self.kind, NodeKind::Scalar(s) if s.style == Style::Plain && matches!(s.value.as_str(), "" | "~" | "null" | "Null" | "NULL"))
+    }
+
+    /// What kind of node this is, for messages.
+    pub fn kind_name(&self) -> &'static str {
+        match &self.kind {
+            NodeKind::Scalar(_) if self.is_null() => "nothing",
+            NodeKind::Scalar(_) => "a single value",
+            NodeKind::Seq(_) => "a list",
+            NodeKind::Map(_) => "a mapping",
+        }
+    }
+}
+
+/// Reads the single document of `file`. Parsing does not stop at the first
+/// problem where it can go on; the tree is `None` when nothing usable was
+/// read.
+pub fn parse(file: &SourceFile) -> (Option<Node>, Vec<Diagnostic>) {
+    let mut reader = Reader::new(file);
+    let root = reader.run();
+    (root, reader.diagnostics)
+}
+
+/// A container being built.
+enum Frame {
+    Seq { start: usize, items: Vec<Node> },
+    Map { start: usize, entries: Vec<(Node, Node)>, key: Option<Node>, seen: HashMap<String, Span> },
+}
+
+struct Reader<'f> {
+    file: &'f SourceFile,
+    offsets: CharOffsets<'f>,
+    diagnostics: Vec<Diagnostic>,
+    stack: Vec<Frame>,
+    documents: usize,
+    root: Option<Node>,
+}
+
+impl<'f> Reader<'f> {
+    fn new(file: &'f SourceFile) -> Self {
+        Reader {
+            file,
+            offsets: CharOffsets::new(file.text()),
+            diagnostics: Vec::new(),
+            stack: Vec::new(),
+            documents: 0,
+            root: None,
+        }
+    }
+
+    fn error(&mut self, diagnostic: Diagnostic) {
+        self.diagnostics.push(diagnostic);
+    }
+
+    fn run(&mut self) -> Option<Node> {
+        let mut parser = Parser::new_from_str(self.file.text());
+        while let Some(next) = parser.next_event() {
+            let (event, span) = match next {
+                Ok(event) => event,
+                Err(e) => {
+                    let at = self.offsets.byte(e.marker().index());
+                    let message = format!("invalid YAML: {}", e.info());
+                    self.error(Diagnostic::error(codes::YAML_SYNTAX, Span::at(at), message));
+                    return None;
+                }
+            };
+            let start = self.offsets.byte(span.start.index());
+            let end = self.offsets.byte(span.end.index());
+            let keep_going = self.event(event, Span::new(start, end));
+            if !keep_going {
+                return None;
+            }
+        }
+        if self.documents == 0 {
+            let end = self.file.text().len();
+            self.error(
+                Diagnostic::error(codes::YAML_DOCUMENTS, Span::at(end), "the file holds no YAML document")
+                    .label("expected a contract here"),
+            );
+        }
+        self.root.take()
+    }
+
+    /// Handles one event; returns false when reading must stop.
+    fn event(&mut self, event: Event<'_>, span: Span) -> bool {
+        match event {
+            Event::StreamStart | Event::StreamEnd | Event::DocumentEnd | Event::Nothing => true,
+            Event::DocumentStart(_) => {
+                self.documents += 1;
+                if self.documents > 1 {
+                    self.error(
+                        Diagnostic::error(
+                            codes::YAML_DOCUMENTS,
+                            span,
+                            "a contract file holds exactly one YAML document",
+                        )
+                        .label("a second document starts here"),
+                    );
+                    return false;
+                }
+                true
+            }
+            Event::Alias(_) => {
+                self.error(
+                    Diagnostic::error(
+                        codes::YAML_ANCHOR,
+                        span,
+                        "aliases are not part of the contract language",
+                    )
+                    .label("alias")
+                    .with_help("write the value out where it is used"),
+                );
+                self.push_node(Node {
+                    span,
+                    kind: NodeKind::Scalar(Scalar { value: String::new(), style: Style::Plain }),
+                })
+            }
+            Event::Scalar(value, style, anchor, tag) => {
+                self.refuse_anchor_and_tag(anchor, tag.is_some(), span);
+                let style = match style {
+                    ScalarStyle::Plain => Style::Plain,
+                    ScalarStyle::SingleQuoted => Style::SingleQuoted,
+                    ScalarStyle::DoubleQuoted => Style::DoubleQuoted,
+                    ScalarStyle::Literal => Style::Literal,
+                    ScalarStyle::Folded => Style::Folded,
+                };
+                let node = Node { span, kind: NodeKind::Scalar(Scalar { value: value.into_owned(), style }) };
+                self.push_node(node)
+            }
+            Event::SequenceStart(anchor, tag) => {
+                self.refuse_anchor_and_tag(anchor, tag.is_some(), span);
+                self.open(Frame::Seq { start: span.start as usize, items: Vec::new() }, span)
+            }
+            Event::MappingStart(anchor, tag) => {
+                self.refuse_anchor_and_tag(anchor, tag.is_some(), span);
+                let frame = Frame::Map {
+                    start: span.start as usize,
+                    entries: Vec::new(),
+                    key: None,
+                    seen: HashMap::new(),
+                };
+                self.open(frame, span)
+            }
+            Event::SequenceEnd | Event::MappingEnd => {
+                let Some(frame) = self.stack.pop() else { return true };
+                let node = match frame {
+                    Frame::Seq { start, items } => {
+                        let end = items
+                            .last()
+                            .map_or(span.end as usize, |n| (n.span.end as usize).max(span.end as usize));
+                        Node { span: Span::new(start, end), kind: NodeKind::Seq(items) }
+                    }
+                    Frame::Map { start, entries, .. } => {
+                        let end = entries
+                            .last()
+                            .map_or(span.end as usize, |(_, v)| (v.span.end as usize).max(span.end as usize));
+                        Node { span: Span::new(start, end), kind: NodeKind::Map(entries) }
+                    }
+                };
+                self.push_node(node)
+            }
+        }
+    }
+
+    fn refuse_anchor_and_tag(&mut self, anchor: usize, tagged: bool, span: Span) {
+        if anchor != 0 {
+            self.error(
+                Diagnostic::error(codes::YAML_ANCHOR, span, "anchors are not part of the contract language")
+                    .label("this value has an anchor")
+                    .with_help("remove the `&name` and write the value out where it is used"),
+            );
+        }
+        if tagged {
+            self.error(
+                Diagnostic::error(codes::YAML_TAG, span, "YAML tags are not part of the contract language")
+                    .label("this value has a tag")
+                    .with_help("remove the tag: a value's type comes from its declaration")
+                    .with_help("an expression that starts with `!` must be quoted: `when: '!x'`"),
+            );
+        }
+    }
+
+    fn open(&mut self, frame: Frame, span: Span) -> bool {
+        if self.stack.len() >= MAX_DEPTH {
+            self.error(
+                Diagnostic::error(
+                    codes::TOO_DEEP,
+                    span,
+                    format!("the document nests deeper than {MAX_DEPTH} levels"),
+                )
+                .label("too deep"),
+            );
+            return false;
+        }
+        self.stack.push(frame);
+        true
+    }
+
+    /// Attaches a finished node to the container being built, or makes it
+    /// the root.
+    fn push_node(&mut self, node: Node) -> bool {
+        let mut duplicate = None;
+        let mut complex = None;
+        match self.stack.last_mut() {
+            None => self.root = Some(node),
+            Some(Frame::Seq { items, .. }) => items.push(node),
+            Some(Frame::Map { entries, key, seen, .. }) => match key.take() {
+                None => {
+                    if let NodeKind::Scalar(scalar) = &node.kind {
+                        if let Some(first) = seen.insert(scalar.value.clone(), node.span) {
+                            duplicate = Some((scalar.value.clone(), node.span, first));
+                        }
+                    } else {
+                        complex = Some(node.span);
+                    }
+                    *key = Some(node);
+                }
+                Some(k) => entries.push((k, node)),
+            },
+        }
+        if let Some((name, span, first)) = duplicate {
+            self.error(
+                Diagnostic::error(
+                    codes::DUPLICATE_KEY,
+                    span,
+                    format!("the key `{name}` appears twice in this mapping"),
+                )
+                .label("second definition")
+                .with_label(first, "first defined here"),
+            );
+        }
+        if let Some(span) = complex {
+            self.error(
+                Diagnostic::error(codes::COMPLEX_KEY, span, "a mapping key must be a single value")
+                    .label("this key is not a plain value"),
+            );
+        }
+        true
+    }
+}
+
+/// Converts saphyr's character indices to byte offsets. ASCII text maps
+/// one to one; otherwise a checkpoint every 64 characters bounds the scan.
+struct CharOffsets<'t> {
+    text: &'t str,
+    /// Byte offset of character `64 * i`; empty when the text is ASCII.
+    checkpoints: Vec<usize>,
+}
+
+impl<'t> CharOffsets<'t> {
+    const STRIDE: usize = 64;
+
+    fn new(text: &'t str) -> Self {
+        let checkpoints = if text.is_ascii() {
+            Vec::new()
+        } else {
+            text.char_indices().step_by(Self::STRIDE).map(|(byte, _)| byte).collect()
+        };
+        CharOffsets { text, checkpoints }
+    }
+
+    fn byte(&self, char_index: usize) -> usize {
+        if self.checkpoints.is_empty() {
+            return char_index.min(self.text.len());
+        }
+        let Some(&base) = self.checkpoints.get(char_index / Self::STRIDE) else {
+            return self.text.len();
+        };
+        let skip = char_index % Self::STRIDE;
+        self.text[base..].char_indices().nth(skip).map_or(self.text.len(), |(offset, _)| base + offset)
+    }
+}
+
+#[cfg(test)]
+mod tests;
