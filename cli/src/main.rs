@@ -1,1 +1,55 @@
-fn main() {}
+//! `rulec`: the command-line front of the contract compiler and runtime.
+//!
+//! Each subcommand lives in [`commands`]; this file parses the command
+//! line and turns outcomes into exit codes: 0 success, 1 a contract or
+//! request is wrong (diagnostics were printed), 2 usage, configuration or
+//! I/O errors.
+
+mod commands;
+mod inputs;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// How a command ended, short of success.
+#[derive(Debug)]
+pub enum Failure {
+    /// Diagnostics or invalid requests were reported (exit 1).
+    Reported,
+    /// Usage, configuration or I/O problem, with its message (exit 2).
+    Usage(String),
+}
+
+pub type Outcome = Result<(), Failure>;
+
+#[derive(Parser, Debug)]
+#[command(name = "rulec", version, about = "Compiler and runtime for YAML rule contracts", propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    Check(commands::check::Args),
+    Compile(commands::compile::Args),
+    Inspect(commands::inspect::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let outcome = match cli.command {
+        Command::Check(args) => commands::check::run(args),
+        Command::Compile(args) => commands::compile::run(args),
+        Command::Inspect(args) => commands::inspect::run(args),
+    };
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure::Reported) => ExitCode::from(1),
+        Err(Failure::Usage(message)) => {
+            anstream::eprintln!("error: {message}");
+            ExitCode::from(2)
+        }
+    }
+}

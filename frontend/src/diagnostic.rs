@@ -129,40 +129,77 @@ impl Diagnostic {
 
     /// The JSON form: one object per diagnostic, for editors and CI.
     pub fn to_json(&self, file: &SourceFile) -> serde_json::Value {
-        let location = |span: Span| {
-            let span = file.clamp(span);
-            let start = file.line_col(span.start as usize);
-            let end = file.line_col(span.end as usize);
-            serde_json::json!({
-                "line": start.line,
-                "column": start.column,
-                "end_line": end.line,
-                "end_column": end.column,
-                "byte_start": span.start,
-                "byte_end": span.end,
-            })
-        };
-        let mut object = serde_json::json!({
-            "file": file.name(),
-            "severity": self.severity,
-            "code": self.code.id,
-            "message": self.message,
-        });
-        if let (Some(map), serde_json::Value::Object(at)) = (object.as_object_mut(), location(self.span())) {
-            map.extend(at);
-            let labels: Vec<serde_json::Value> = self
+        let primary = Location::of(file, self.span());
+        let json = JsonDiagnostic {
+            file: file.name(),
+            line: primary.line,
+            column: primary.column,
+            end_line: primary.end_line,
+            end_column: primary.end_column,
+            byte_start: primary.byte_start,
+            byte_end: primary.byte_end,
+            severity: self.severity,
+            code: self.code.id,
+            message: &self.message,
+            labels: self
                 .labels
                 .iter()
-                .map(|label| {
-                    let mut entry = location(label.span);
-                    entry["message"] = label.message.clone().into();
-                    entry
-                })
-                .collect();
-            map.insert("labels".into(), labels.into());
-            map.insert("help".into(), self.help.clone().into());
+                .map(|label| JsonLabel { at: Location::of(file, label.span), message: &label.message })
+                .collect(),
+            help: &self.help,
+        };
+        serde_json::to_value(json).unwrap_or_default()
+    }
+}
+
+/// A diagnostic's JSON shape, fields in the order tools read them.
+#[derive(Serialize)]
+struct JsonDiagnostic<'a> {
+    file: &'a str,
+    line: usize,
+    column: usize,
+    end_line: usize,
+    end_column: usize,
+    byte_start: u32,
+    byte_end: u32,
+    severity: Severity,
+    code: &'static str,
+    message: &'a str,
+    labels: Vec<JsonLabel<'a>>,
+    help: &'a [String],
+}
+
+#[derive(Serialize)]
+struct JsonLabel<'a> {
+    #[serde(flatten)]
+    at: Location,
+    message: &'a str,
+}
+
+/// Where a span is, in every unit a tool may want.
+#[derive(Serialize)]
+struct Location {
+    line: usize,
+    column: usize,
+    end_line: usize,
+    end_column: usize,
+    byte_start: u32,
+    byte_end: u32,
+}
+
+impl Location {
+    fn of(file: &SourceFile, span: Span) -> Location {
+        let span = file.clamp(span);
+        let start = file.line_col(span.start as usize);
+        let end = file.line_col(span.end as usize);
+        Location {
+            line: start.line,
+            column: start.column,
+            end_line: end.line,
+            end_column: end.column,
+            byte_start: span.start,
+            byte_end: span.end,
         }
-        object
     }
 }
 

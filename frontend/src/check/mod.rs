@@ -34,7 +34,6 @@ pub fn check(
     contract: &ast::Contract,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Option<ir::Contract> {
-    let errors_before = diagnostics.iter().filter(|d| d.is_error()).count();
     let mut checker = Checker::new(file, contract, diagnostics);
     checker.declarations();
     let order = checker.dependencies();
@@ -44,8 +43,9 @@ pub fn check(
     checker.rules();
     checker.cases();
     checker.unused_warnings();
-    let failed = checker.diagnostics.iter().filter(|d| d.is_error()).count() > errors_before;
-    if failed {
+    // Any error, from parsing or checking, means no IR: a part that failed
+    // to parse left a gap the checker skipped silently.
+    if checker.diagnostics.iter().any(Diagnostic::is_error) {
         return None;
     }
     checker.finish()
@@ -282,12 +282,18 @@ fn compact(contract: &mut ir::Contract) {
         roots.extend(rule.effects.iter().map(|a| a.value));
     }
     for root in roots {
-        live[root.index()] = true;
+        if let Some(slot) = live.get_mut(root.index()) {
+            *slot = true;
+        }
     }
     // Parents come after children, so one backward sweep marks everything.
     for i in (0..contract.exprs.len()).rev() {
         if live[i] {
-            contract.exprs[i].kind.for_each_child(|child| live[child.index()] = true);
+            contract.exprs[i].kind.for_each_child(|child| {
+                if let Some(slot) = live.get_mut(child.index()) {
+                    *slot = true;
+                }
+            });
         }
     }
     let mut new_id = vec![ExprId(u32::MAX); contract.exprs.len()];
@@ -298,7 +304,8 @@ fn compact(contract: &mut ir::Contract) {
             kept.push(expr);
         }
     }
-    let map = |id: &mut ExprId| *id = new_id[id.index()];
+    // Ids out of range stay as they are for the verifier to report.
+    let map = |id: &mut ExprId| *id = new_id.get(id.index()).copied().unwrap_or(*id);
     for expr in &mut kept {
         expr.kind.for_each_child_mut(map);
     }

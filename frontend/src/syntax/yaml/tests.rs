@@ -1,3 +1,5 @@
+//! Tests of the YAML reader: spans, refused constructs and limits.
+
 use super::*;
 
 fn read(text: &str) -> (Option<Node>, Vec<String>) {

@@ -1,0 +1,61 @@
+//! `rulec compile`: write one bundle per contract.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use super::{Format, compile_and_report, summary};
+use crate::inputs::{self, FileKind};
+use crate::{Failure, Outcome};
+
+/// Compile contracts to bundles: one `<contract>.bundle.json` per contract.
+#[derive(clap::Args, Debug)]
+#[command(after_help = "Examples:\n  rulec compile examples/contracts/ -o build/\n  rulec compile transfer.yaml -o out/")]
+pub struct Args {
+    /// Contract files (`.yaml`) or folders of them.
+    #[arg(required = true)]
+    paths: Vec<PathBuf>,
+    /// The folder to write bundles to (created if needed).
+    #[arg(short = 'o', long = "out", value_name = "DIR")]
+    out: PathBuf,
+    /// `human` (rustc-style, on stderr) or `json` (one object per line, on stdout).
+    #[arg(long, value_enum, default_value_t)]
+    format: Format,
+}
+
+pub fn run(args: Args) -> Outcome {
+    let files = inputs::expand(&args.paths, &[FileKind::Contract])?;
+    let mut bundles = Vec::new();
+    let (mut errors, mut warnings) = (0, 0);
+    for path in &files {
+        let compiled = compile_and_report(path, args.format)?;
+        errors += compiled.diagnostics.error_count();
+        warnings += compiled.diagnostics.items.len() - compiled.diagnostics.error_count();
+        if let Some(bundle) = compiled.bundle {
+            bundles.push((path.clone(), bundle));
+        }
+    }
+    let mut names: HashMap<String, PathBuf> = HashMap::new();
+    for (path, bundle) in &bundles {
+        if let Some(first) = names.insert(bundle.contract().name.clone(), path.clone()) {
+            anstream::eprintln!(
+                "error: {} and {} both define the contract `{}`",
+                first.display(),
+                path.display(),
+                bundle.contract().name
+            );
+            errors += 1;
+        }
+    }
+    if errors == 0 {
+        std::fs::create_dir_all(&args.out).map_err(|e| Failure::Usage(format!("cannot create {}: {e}", args.out.display())))?;
+        for (_, bundle) in &bundles {
+            let target = args.out.join(format!("{}.bundle.json", bundle.contract().name));
+            std::fs::write(&target, bundle.to_json())
+                .map_err(|e| Failure::Usage(format!("cannot write {}: {e}", target.display())))?;
+        }
+    }
+    if args.format == Format::Human {
+        summary("compiled", files.len(), errors, warnings);
+    }
+    if errors > 0 { Err(Failure::Reported) } else { Ok(()) }
+}

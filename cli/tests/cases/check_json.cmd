@@ -1,0 +1,1 @@
+check --format json frontend/tests/fixtures/err/unknown_name.yaml

@@ -1,0 +1,1 @@
+check frontend/tests/fixtures/err/unknown_name.yaml

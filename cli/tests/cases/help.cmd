@@ -1,0 +1,3 @@
+check --help
+compile --help
+inspect --help

@@ -1,0 +1,1 @@
+inspect examples/contracts/acme.payments.transfer.yaml --emit ast

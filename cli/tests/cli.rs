@@ -1,0 +1,68 @@
+//! The `rulec` binary, run as a process on the cases in `tests/cases/`.
+//!
+//! A case file holds one step per line: `rulec` arguments, or a `%` line
+//! that prepares a file (`% truncate FILE BYTES`, `% replace FILE FROM TO`).
+//! `$TMP` is a fresh folder per case. The snapshot records each step's exit
+//! code, stdout and stderr, with `$TMP` filtered out.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+fn check(case: &Path) -> String {
+    let tmp = std::env::temp_dir().join(format!("rulec-cli-{}-{}", std::process::id(), case.file_stem().unwrap().to_string_lossy()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(&tmp).unwrap();
+    let mut out = String::new();
+    for line in std::fs::read_to_string(case).unwrap().lines().filter(|l| !l.trim().is_empty() && !l.starts_with('#')) {
+        let line = line.replace("$TMP", tmp.to_str().unwrap());
+        let words: Vec<&str> = line.split_whitespace().collect();
+        if words[0] == "%" {
+            prepare(&words[1..]);
+            continue;
+        }
+        let output = Command::new(env!("CARGO_BIN_EXE_rulec"))
+            .args(&words)
+            .current_dir(workspace_root())
+            .env("NO_COLOR", "1")
+            .env_remove("CLICOLOR_FORCE")
+            .output()
+            .expect("rulec runs");
+        let shown = |bytes: &[u8]| String::from_utf8_lossy(bytes).replace(tmp.to_str().unwrap(), "$TMP");
+        out.push_str(&format!(
+            "$ rulec {}\nexit: {}\n--- stdout\n{}--- stderr\n{}\n",
+            words.join(" ").replace(tmp.to_str().unwrap(), "$TMP"),
+            output.status.code().map_or("signal".to_string(), |c| c.to_string()),
+            shown(&output.stdout),
+            shown(&output.stderr),
+        ));
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+    out
+}
+
+/// `%` steps: edit files between commands.
+fn prepare(words: &[&str]) {
+    match words {
+        ["truncate", file, bytes] => {
+            let data = std::fs::read(file).unwrap();
+            std::fs::write(file, &data[..bytes.parse::<usize>().unwrap().min(data.len())]).unwrap();
+        }
+        ["replace", file, from, to] => {
+            let text = std::fs::read_to_string(file).unwrap();
+            assert!(text.contains(from), "`{from}` is in {file}");
+            std::fs::write(file, text.replacen(from, to, 1)).unwrap();
+        }
+        other => panic!("unknown step {other:?}"),
+    }
+}
+
+#[test]
+fn cli_cases() {
+    insta::glob!("cases/*.cmd", |path| {
+        insta::assert_snapshot!(check(path));
+    });
+}

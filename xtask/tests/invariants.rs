@@ -1,0 +1,106 @@
+//! Repository invariants that `cargo test` checks:
+//!
+//! - the dependency rules of ARCHITECTURE.md (`ir` and `runtime` never
+//!   depend on Cranelift; `frontend` knows nothing about execution; only
+//!   `frontend` renders diagnostics), read from `cargo metadata`;
+//! - every Rust file opens with a `//!` doc saying what it owns.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+/// Package name to the names of its normal (non-dev) dependencies.
+fn dependency_graph() -> BTreeMap<String, BTreeSet<String>> {
+    let output = Command::new(env!("CARGO"))
+        .args(["metadata", "--format-version", "1"])
+        .current_dir(workspace_root())
+        .output()
+        .expect("cargo metadata runs");
+    assert!(output.status.success(), "cargo metadata failed: {}", String::from_utf8_lossy(&output.stderr));
+    let metadata: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let names: BTreeMap<&str, &str> = metadata["packages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p["id"].as_str().unwrap(), p["name"].as_str().unwrap()))
+        .collect();
+    let mut graph = BTreeMap::new();
+    for node in metadata["resolve"]["nodes"].as_array().unwrap() {
+        let name = names[node["id"].as_str().unwrap()].to_string();
+        let deps = node["deps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|d| d["dep_kinds"].as_array().unwrap().iter().any(|k| k["kind"].is_null()))
+            .map(|d| names[d["pkg"].as_str().unwrap()].to_string())
+            .collect();
+        graph.entry(name).or_insert_with(BTreeSet::new).extend::<BTreeSet<String>>(deps);
+    }
+    graph
+}
+
+/// Every package `root` depends on, directly or not.
+fn closure(graph: &BTreeMap<String, BTreeSet<String>>, root: &str) -> BTreeSet<String> {
+    let mut seen = BTreeSet::new();
+    let mut stack = vec![root.to_string()];
+    while let Some(name) = stack.pop() {
+        for dep in graph.get(&name).into_iter().flatten() {
+            if seen.insert(dep.clone()) {
+                stack.push(dep.clone());
+            }
+        }
+    }
+    seen
+}
+
+#[test]
+fn crate_dependency_rules_hold() {
+    let graph = dependency_graph();
+    let forbidden = |root: &str, bad: &dyn Fn(&str) -> bool, why: &str| {
+        let offenders: Vec<String> = closure(&graph, root).into_iter().filter(|d| bad(d)).collect();
+        assert!(offenders.is_empty(), "`{root}` must not depend on {offenders:?}: {why}");
+    };
+    let cranelift = |d: &str| d.starts_with("cranelift") || d == "backend";
+    forbidden("ir", &cranelift, "the IR is engine-neutral");
+    forbidden("runtime", &cranelift, "the runtime never needs Cranelift");
+    forbidden("frontend", &|d: &str| d == "runtime" || cranelift(d), "the frontend knows nothing about execution");
+    let renders = |d: &str| d == "annotate-snippets";
+    forbidden("ir", &renders, "only the frontend produces user diagnostics");
+    forbidden("runtime", &renders, "only the frontend produces user diagnostics");
+    forbidden("backend", &renders, "only the frontend produces user diagnostics");
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        if path.is_dir() {
+            if !matches!(name.as_str(), "target" | "snapshots" | "fixtures" | ".git") && !name.starts_with('.') {
+                rust_files(&path, out);
+            }
+        } else if name.ends_with(".rs") {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn every_rust_file_opens_with_a_module_doc() {
+    let mut files = Vec::new();
+    rust_files(&workspace_root(), &mut files);
+    assert!(files.len() > 10, "found the sources");
+    let missing: Vec<String> = files
+        .iter()
+        .filter(|path| {
+            let text = std::fs::read_to_string(path).unwrap_or_default();
+            !text.trim_start().starts_with("//!")
+        })
+        .map(|p| p.strip_prefix(workspace_root()).unwrap().display().to_string())
+        .collect();
+    assert!(missing.is_empty(), "files without a `//!` doc: {missing:?}");
+}
