@@ -28,7 +28,8 @@ pub fn kind_of(path: &Path) -> Option<FileKind> {
 pub fn expand(paths: &[PathBuf], accept: &[FileKind]) -> Result<Vec<PathBuf>, Failure> {
     let mut out = Vec::new();
     for path in paths {
-        let meta = std::fs::metadata(path).map_err(|e| Failure::Usage(format!("cannot read {}: {e}", path.display())))?;
+        let meta = std::fs::metadata(path)
+            .map_err(|e| Failure::Usage(format!("cannot read {}: {e}", path.display())))?;
         if meta.is_dir() {
             let before = out.len();
             walk(path, accept, &mut out)?;
@@ -44,7 +45,11 @@ pub fn expand(paths: &[PathBuf], accept: &[FileKind]) -> Result<Vec<PathBuf>, Fa
 
 fn walk(dir: &Path, accept: &[FileKind], out: &mut Vec<PathBuf>) -> Result<(), Failure> {
     let read = |e: std::io::Error| Failure::Usage(format!("cannot read {}: {e}", dir.display()));
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir).map_err(read)?.map(|e| e.map(|e| e.path())).collect::<Result<_, _>>().map_err(read)?;
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(read)?
+        .map(|e| e.map(|e| e.path()))
+        .collect::<Result<_, _>>()
+        .map_err(read)?;
     entries.sort();
     for path in entries {
         if path.is_dir() {
@@ -65,7 +70,11 @@ pub fn read_bytes(path: &Path) -> Result<Vec<u8>, Failure> {
 pub fn read_text(path: &Path) -> Result<String, Failure> {
     let bytes = read_bytes(path)?;
     String::from_utf8(bytes).map_err(|e| {
-        anstream::eprintln!("{}: error: the file is not UTF-8 text (invalid byte at offset {})", path.display(), e.utf8_error().valid_up_to());
+        anstream::eprintln!(
+            "{}: error: the file is not UTF-8 text (invalid byte at offset {})",
+            path.display(),
+            e.utf8_error().valid_up_to()
+        );
         Failure::Reported
     })
 }

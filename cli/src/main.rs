@@ -24,7 +24,12 @@ pub enum Failure {
 pub type Outcome = Result<(), Failure>;
 
 #[derive(Parser, Debug)]
-#[command(name = "rulec", version, about = "Compiler and runtime for YAML rule contracts", propagate_version = true)]
+#[command(
+    name = "rulec",
+    version,
+    about = "Compiler and runtime for YAML rule contracts",
+    propagate_version = true
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

@@ -13,11 +13,17 @@ fn workspace_root() -> PathBuf {
 }
 
 fn check(case: &Path) -> String {
-    let tmp = std::env::temp_dir().join(format!("rulec-cli-{}-{}", std::process::id(), case.file_stem().unwrap().to_string_lossy()));
+    let tmp = std::env::temp_dir().join(format!(
+        "rulec-cli-{}-{}",
+        std::process::id(),
+        case.file_stem().unwrap().to_string_lossy()
+    ));
     let _ = std::fs::remove_dir_all(&tmp);
     std::fs::create_dir_all(&tmp).unwrap();
     let mut out = String::new();
-    for line in std::fs::read_to_string(case).unwrap().lines().filter(|l| !l.trim().is_empty() && !l.starts_with('#')) {
+    for line in
+        std::fs::read_to_string(case).unwrap().lines().filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+    {
         let line = line.replace("$TMP", tmp.to_str().unwrap());
         let words: Vec<&str> = line.split_whitespace().collect();
         if words[0] == "%" {

@@ -82,11 +82,14 @@ pub struct EffectDecl {
     pub combine: Option<Spanned<String>>,
 }
 
+/// `name: "(string, int) -> decimal"`.
 #[derive(Clone, Debug)]
 pub struct ExternDecl {
     pub name: Ident,
-    /// `"(string, int) -> decimal"`.
-    pub signature: Spanned<String>,
+    /// The signature as written.
+    pub text: Spanned<String>,
+    pub params: Vec<TypeExpr>,
+    pub ret: TypeExpr,
 }
 
 #[derive(Clone, Debug)]

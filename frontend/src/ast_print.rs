@@ -47,7 +47,7 @@ pub fn print(c: &Contract) -> String {
         let _ = writeln!(out, "effect {}: {} combine {combine}", effect.name.value, type_text(&effect.ty));
     }
     for ext in &c.externs {
-        let _ = writeln!(out, "extern {}: {}", ext.name.value, ext.signature.value);
+        let _ = writeln!(out, "extern {}: {}", ext.name.value, ext.text.value);
     }
     for l in &c.lets {
         let _ = writeln!(
@@ -90,7 +90,8 @@ pub fn print(c: &Contract) -> String {
     out
 }
 
-fn type_text(ty: &TypeExpr) -> String {
+/// A written type as text.
+pub fn type_text(ty: &TypeExpr) -> String {
     match &ty.kind {
         TypeExprKind::Named(name) => name.clone(),
         TypeExprKind::List(inner) => format!("list<{}>", type_text(inner)),

@@ -3,6 +3,10 @@
 //!
 //! - `cargo xtask ci`: exactly what CI runs (format check, clippy with
 //!   warnings denied, the test suite).
+//! - `cargo xtask gen-contract --rules N`: a deterministic generated
+//!   contract on stdout ([`generate`]).
+
+mod generate;
 
 use std::process::{Command, ExitCode};
 
@@ -10,8 +14,24 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
         Some("ci") => ci(),
+        Some("gen-contract") => {
+            let rules = match args.get(1..) {
+                Some([flag, n]) if flag == "--rules" => n.parse().ok(),
+                _ => None,
+            };
+            match rules {
+                Some(rules) => {
+                    print!("{}", generate::contract(rules));
+                    ExitCode::SUCCESS
+                }
+                None => {
+                    eprintln!("usage: cargo xtask gen-contract --rules N");
+                    ExitCode::from(2)
+                }
+            }
+        }
         _ => {
-            eprintln!("usage: cargo xtask ci");
+            eprintln!("usage: cargo xtask ci | gen-contract --rules N");
             ExitCode::from(2)
         }
     }

@@ -67,7 +67,11 @@ fn crate_dependency_rules_hold() {
     let cranelift = |d: &str| d.starts_with("cranelift") || d == "backend";
     forbidden("ir", &cranelift, "the IR is engine-neutral");
     forbidden("runtime", &cranelift, "the runtime never needs Cranelift");
-    forbidden("frontend", &|d: &str| d == "runtime" || cranelift(d), "the frontend knows nothing about execution");
+    forbidden(
+        "frontend",
+        &|d: &str| d == "runtime" || cranelift(d),
+        "the frontend knows nothing about execution",
+    );
     let renders = |d: &str| d == "annotate-snippets";
     forbidden("ir", &renders, "only the frontend produces user diagnostics");
     forbidden("runtime", &renders, "only the frontend produces user diagnostics");
@@ -80,7 +84,9 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
         let path = entry.path();
         let name = path.file_name().unwrap().to_string_lossy().to_string();
         if path.is_dir() {
-            if !matches!(name.as_str(), "target" | "snapshots" | "fixtures" | ".git") && !name.starts_with('.') {
+            if !matches!(name.as_str(), "target" | "snapshots" | "fixtures" | ".git")
+                && !name.starts_with('.')
+            {
                 rust_files(&path, out);
             }
         } else if name.ends_with(".rs") {
@@ -103,4 +109,43 @@ fn every_rust_file_opens_with_a_module_doc() {
         .map(|p| p.strip_prefix(workspace_root()).unwrap().display().to_string())
         .collect();
     assert!(missing.is_empty(), "files without a `//!` doc: {missing:?}");
+}
+
+/// Every file under `dir`, recursively.
+fn all_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            all_files(&path, out);
+        } else {
+            out.push(path);
+        }
+    }
+}
+
+/// A snapshot of a deleted case would keep passing silently: every
+/// `name@case.snap` must still have its `case` file in the crate's tests.
+#[test]
+fn no_snapshot_outlives_its_case() {
+    let mut orphans = Vec::new();
+    for krate in std::fs::read_dir(workspace_root()).unwrap().flatten() {
+        let tests = krate.path().join("tests");
+        let mut files = Vec::new();
+        all_files(&tests, &mut files);
+        let cases: BTreeSet<String> = files
+            .iter()
+            .filter(|p| !p.to_string_lossy().contains("/snapshots/"))
+            .map(|p| p.file_name().unwrap().to_string_lossy().to_string())
+            .collect();
+        for snapshot in files.iter().filter(|p| p.extension().is_some_and(|e| e == "snap")) {
+            let name = snapshot.file_name().unwrap().to_string_lossy().to_string();
+            if let Some((_, case)) = name.trim_end_matches(".snap").split_once('@')
+                && !cases.contains(case)
+            {
+                orphans.push(snapshot.strip_prefix(workspace_root()).unwrap().display().to_string());
+            }
+        }
+    }
+    assert!(orphans.is_empty(), "snapshots whose case is gone (delete them): {orphans:?}");
 }

@@ -8,7 +8,9 @@ use crate::{Failure, Outcome};
 
 /// Parse and type-check contracts; report every problem at once.
 #[derive(clap::Args, Debug)]
-#[command(after_help = "Examples:\n  rulec check examples/contracts/\n  rulec check transfer.yaml --format json")]
+#[command(
+    after_help = "Examples:\n  rulec check examples/contracts/\n  rulec check transfer.yaml --format json"
+)]
 pub struct Args {
     /// Contract files (`.yaml`) or folders of them.
     #[arg(required = true)]

@@ -9,7 +9,9 @@ use crate::{Failure, Outcome};
 
 /// Compile contracts to bundles: one `<contract>.bundle.json` per contract.
 #[derive(clap::Args, Debug)]
-#[command(after_help = "Examples:\n  rulec compile examples/contracts/ -o build/\n  rulec compile transfer.yaml -o out/")]
+#[command(
+    after_help = "Examples:\n  rulec compile examples/contracts/ -o build/\n  rulec compile transfer.yaml -o out/"
+)]
 pub struct Args {
     /// Contract files (`.yaml`) or folders of them.
     #[arg(required = true)]
@@ -47,7 +49,8 @@ pub fn run(args: Args) -> Outcome {
         }
     }
     if errors == 0 {
-        std::fs::create_dir_all(&args.out).map_err(|e| Failure::Usage(format!("cannot create {}: {e}", args.out.display())))?;
+        std::fs::create_dir_all(&args.out)
+            .map_err(|e| Failure::Usage(format!("cannot create {}: {e}", args.out.display())))?;
         for (_, bundle) in &bundles {
             let target = args.out.join(format!("{}.bundle.json", bundle.contract().name));
             std::fs::write(&target, bundle.to_json())

@@ -17,7 +17,9 @@ pub enum Emit {
 
 /// Show what a compiler stage produced for a contract or a bundle.
 #[derive(clap::Args, Debug)]
-#[command(after_help = "Examples:\n  rulec inspect transfer.yaml --emit ast\n  rulec inspect build/acme.payments.transfer.bundle.json --emit ir")]
+#[command(
+    after_help = "Examples:\n  rulec inspect transfer.yaml --emit ast\n  rulec inspect build/acme.payments.transfer.bundle.json --emit ir"
+)]
 pub struct Args {
     /// A contract (`.yaml`) or a bundle (`.bundle.json`).
     target: PathBuf,
@@ -29,7 +31,9 @@ pub struct Args {
 pub fn run(args: Args) -> Outcome {
     let is_bundle = inputs::kind_of(&args.target) == Some(FileKind::Bundle);
     match (args.emit, is_bundle) {
-        (Emit::Ast, true) => Err(Failure::Usage("a bundle has no syntax tree: inspect the contract's .yaml".into())),
+        (Emit::Ast, true) => {
+            Err(Failure::Usage("a bundle has no syntax tree: inspect the contract's .yaml".into()))
+        }
         (Emit::Ir, true) => {
             let bytes = inputs::read_bytes(&args.target)?;
             let bundle = ir::Bundle::from_json(&bytes).map_err(|e| {

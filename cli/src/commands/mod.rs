@@ -42,5 +42,10 @@ pub fn report(diagnostics: &frontend::Diagnostics, format: Format) {
 /// The closing line of `check` and `compile` in human format.
 pub fn summary(verb: &str, files: usize, errors: usize, warnings: usize) {
     let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
-    anstream::eprintln!("{verb} {}: {}, {}", plural(files, "contract"), plural(errors, "error"), plural(warnings, "warning"));
+    anstream::eprintln!(
+        "{verb} {}: {}, {}",
+        plural(files, "contract"),
+        plural(errors, "error"),
+        plural(warnings, "warning")
+    );
 }

@@ -11,8 +11,6 @@ use crate::ast::{self, Ident, TableDeclKind, TypeExpr, TypeExprKind};
 use crate::codes;
 use crate::diagnostic::Diagnostic;
 use crate::source::{Span, Spanned};
-use crate::syntax::contract::type_from_text;
-use crate::syntax::scalar::ScalarText;
 
 const PRIMITIVES: [(&str, TypeId); 7] = [
     ("bool", TypeTable::BOOL),
@@ -453,55 +451,12 @@ impl Checker<'_> {
                 );
                 ok = false;
             }
-            let signature = self.signature(&decl.signature);
-            if let (true, Some((params, ret))) = (ok, signature) {
+            let params: Option<Vec<TypeId>> = decl.params.iter().map(|p| self.resolve_type(p)).collect();
+            let ret = self.resolve_type(&decl.ret);
+            if let (true, Some(params), Some(ret)) = (ok, params, ret) {
                 self.externs.push(ir::Extern { name: decl.name.value.clone(), params, ret });
             }
         }
-    }
-
-    /// Parses `"(string, int) -> decimal"`.
-    fn signature(&mut self, text: &Spanned<String>) -> Option<(Vec<TypeId>, TypeId)> {
-        let value = text.value.as_str();
-        let bad = |this: &mut Self| {
-            this.error(
-                Diagnostic::error(
-                    codes::BAD_EXTERN,
-                    text.span,
-                    format!("`{value}` is not a function signature"),
-                )
-                .label("invalid signature")
-                .with_help("write the parameter and result types: \"(string, int) -> decimal\""),
-            );
-            None
-        };
-        let scalar = ScalarText::detached(value);
-        let Some(arrow) = value.find("->") else { return bad(self) };
-        let params_text = value[..arrow].trim();
-        let (Some(open), Some(close)) = (value.find('('), value[..arrow].rfind(')')) else {
-            return bad(self);
-        };
-        if !params_text.starts_with('(') || !params_text.ends_with(')') || open > close {
-            return bad(self);
-        }
-        // Spans inside the signature fall back to the whole scalar.
-        let relocate = |mut ty: TypeExpr| {
-            relocate_type(&mut ty, text.span);
-            ty
-        };
-        let mut params = Vec::new();
-        let inner = &value[open + 1..close];
-        if !inner.trim().is_empty() {
-            let mut start = open + 1;
-            for part in inner.split(',') {
-                let ty = relocate(type_from_text(&scalar, start, start + part.len(), 0));
-                params.push(self.resolve_type(&ty)?);
-                start += part.len() + 1;
-            }
-        }
-        let ret = relocate(type_from_text(&scalar, arrow + 2, value.len(), 0));
-        let ret = self.resolve_type(&ret)?;
-        Some((params, ret))
     }
 
     fn let_names(&mut self) {
@@ -547,14 +502,5 @@ impl Checker<'_> {
             }
             self.rule_names.entry(rule.id.value.clone()).or_insert(RuleId::from_index(i));
         }
-    }
-}
-
-/// Points every span of a type parsed from detached text at `span`.
-fn relocate_type(ty: &mut TypeExpr, span: Span) {
-    ty.span = span;
-    match &mut ty.kind {
-        TypeExprKind::List(inner) | TypeExprKind::Optional(inner) => relocate_type(inner, span),
-        _ => {}
     }
 }

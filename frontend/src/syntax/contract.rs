@@ -10,7 +10,7 @@ use crate::diagnostic::Diagnostic;
 use crate::source::{SourceFile, Span, Spanned};
 use crate::syntax::scalar::ScalarText;
 use crate::syntax::yaml::{Node, NodeKind};
-use crate::syntax::{expr, template};
+use crate::syntax::{expr, template, types};
 
 const CONTRACT_KEYS: &[&str] = &[
     "contract",
@@ -217,8 +217,8 @@ impl Builder<'_, '_> {
             }
         }
         for (key, value) in self.entries(top.get("extern"), "`extern`") {
-            if let Some(signature) = self.scalar(value, "an extern signature") {
-                c.externs.push(ExternDecl { name: self.key_ident(key), signature });
+            if let Some(decl) = self.extern_decl(key, value) {
+                c.externs.push(decl);
             }
         }
         for (key, value) in self.entries(top.get("let"), "`let`") {
@@ -253,7 +253,17 @@ impl Builder<'_, '_> {
         match &node.kind {
             NodeKind::Scalar(_) => {
                 let text = ScalarText::of(self.file, node)?;
-                Some(type_from_text(&text, 0, text.value.len(), 0))
+                match types::parse(&text, 0, text.value.len()) {
+                    Ok(ty) => Some(ty),
+                    Err(d) => {
+                        self.error(d);
+                        None
+                    }
+                }
+            }
+            NodeKind::Map(entries) if entries.len() == 1 && entries[0].0.text() == Some("list") => {
+                let element = self.type_expr(&entries[0].1)?;
+                Some(TypeExpr { span: node.span, kind: TypeExprKind::List(Box::new(element)) })
             }
             NodeKind::Map(entries) if entries.len() == 1 && entries[0].0.text() == Some("enum") => {
                 let values = &entries[0].1;
@@ -317,6 +327,26 @@ impl Builder<'_, '_> {
         let ty = self.type_expr(ty)?;
         let combine = fields.get("combine").and_then(|n| self.scalar(n, "`combine`"));
         Some(EffectDecl { name, ty, combine })
+    }
+
+    /// `name: "(T1, T2) -> R"`.
+    fn extern_decl(&mut self, key: &Node, node: &Node) -> Option<ExternDecl> {
+        let Some(text) = ScalarText::of(self.file, node) else {
+            self.wrong_shape(node, "a signature such as \"(string) -> decimal\"", "an extern");
+            return None;
+        };
+        match signature(&text) {
+            Ok((params, ret)) => Some(ExternDecl {
+                name: self.key_ident(key),
+                text: Spanned::new(text.value.to_string(), node.span),
+                params,
+                ret,
+            }),
+            Err(d) => {
+                self.error(d);
+                None
+            }
+        }
     }
 
     fn rule(&mut self, node: &Node) -> Option<RuleDecl> {
@@ -387,28 +417,54 @@ impl Builder<'_, '_> {
     }
 }
 
-/// Parses type syntax (`decimal`, `string?`, `list<list<int>>`) from a
-/// scalar's text range. Nesting past [`ir::verify::MAX_TYPE_DEPTH`] is
-/// left unparsed, so the checker reports it as an unknown type.
-pub(crate) fn type_from_text(text: &ScalarText<'_>, start: usize, end: usize, depth: usize) -> TypeExpr {
-    let raw = &text.value[start..end];
-    let trimmed_start = start + (raw.len() - raw.trim_start().len());
-    let trimmed_end = end - (raw.len() - raw.trim_end().len());
-    let inner = &text.value[trimmed_start..trimmed_end];
-    let span = text.file_span(trimmed_start, trimmed_end);
-    let kind = if depth > ir::verify::MAX_TYPE_DEPTH {
-        TypeExprKind::Named(inner.to_string())
-    } else if let Some(stripped) = inner.strip_suffix('?') {
-        TypeExprKind::Optional(Box::new(type_from_text(
-            text,
-            trimmed_start,
-            trimmed_start + stripped.len(),
-            depth + 1,
-        )))
-    } else if inner.starts_with("list<") && inner.ends_with('>') && inner.len() > 6 {
-        TypeExprKind::List(Box::new(type_from_text(text, trimmed_start + 5, trimmed_end - 1, depth + 1)))
-    } else {
-        TypeExprKind::Named(inner.to_string())
+/// Parses an extern signature `(T1, T2) -> R`.
+fn signature(text: &ScalarText<'_>) -> Result<(Vec<TypeExpr>, TypeExpr), Diagnostic> {
+    let value = text.value;
+    let bad = |at: usize, message: &str| {
+        Diagnostic::error(
+            codes::BAD_EXTERN,
+            text.file_span(at, (at + 1).min(value.len())),
+            format!("invalid extern signature: {message}"),
+        )
+        .label(message.to_string())
+        .with_help("write the parameter and result types: \"(string, int) -> decimal\"")
     };
-    TypeExpr { span, kind }
+    let open = value
+        .find(|c: char| !c.is_whitespace())
+        .filter(|&i| value[i..].starts_with('('))
+        .ok_or_else(|| bad(0, "expected `(`"))?;
+    // The `)` that closes the parameters, skipping nested `{...}` and `<...>`.
+    let mut depth = 0i32;
+    let mut close = None;
+    let mut commas = Vec::new();
+    for (i, b) in value.bytes().enumerate().skip(open + 1) {
+        match b {
+            b'{' | b'<' => depth += 1,
+            b'}' | b'>' => depth -= 1,
+            b',' if depth == 0 => commas.push(i),
+            b')' if depth == 0 => {
+                close = Some(i);
+                break;
+            }
+            _ => {}
+        }
+    }
+    let close = close.ok_or_else(|| bad(open, "the `(` is never closed"))?;
+    let arrow = value[close..]
+        .find("->")
+        .map(|i| close + i)
+        .ok_or_else(|| bad(close, "expected `-> R` after the parameters"))?;
+    if !value[close + 1..arrow].trim().is_empty() {
+        return Err(bad(close + 1, "expected `->`"));
+    }
+    let mut params = Vec::new();
+    if !value[open + 1..close].trim().is_empty() {
+        let mut start = open + 1;
+        for end in commas.iter().copied().chain([close]) {
+            params.push(types::parse(text, start, end)?);
+            start = end + 1;
+        }
+    }
+    let ret = types::parse(text, arrow + 2, value.len())?;
+    Ok((params, ret))
 }

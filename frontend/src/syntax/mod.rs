@@ -6,4 +6,5 @@ pub mod expr;
 pub mod lexer;
 pub mod scalar;
 pub mod template;
+pub mod types;
 pub mod yaml;
