@@ -4,9 +4,14 @@
 //! the file and fails when it is stale, and every code has a fixture in
 //! `tests/fixtures/err/`.
 
-/// A diagnostic code and what it means.
+/// A diagnostic code: an index into [`ALL`], two bytes so diagnostics
+/// stay small.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub struct Code {
+pub struct Code(u16);
+
+/// What a code means.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct CodeInfo {
     /// `E0400`, `W0001`.
     pub id: &'static str,
     /// A short title.
@@ -15,12 +20,33 @@ pub struct Code {
     pub explanation: &'static str,
 }
 
+impl Code {
+    pub fn info(self) -> &'static CodeInfo {
+        &ALL[self.0 as usize]
+    }
+
+    /// `E0400`, `W0001`.
+    pub fn id(self) -> &'static str {
+        self.info().id
+    }
+
+    /// Whether the code is a warning (`W....`).
+    pub fn is_warning(self) -> bool {
+        self.id().starts_with('W')
+    }
+}
+
 macro_rules! codes {
     ($($name:ident = $id:literal, $title:literal, $explanation:literal;)*) => {
-        $(pub const $name: Code = Code { id: $id, title: $title, explanation: $explanation };)*
+        codes!(@consts 0u16; $($name)*);
         /// Every code, in order.
-        pub const ALL: &[Code] = &[$($name),*];
+        pub const ALL: &[CodeInfo] = &[$(CodeInfo { id: $id, title: $title, explanation: $explanation }),*];
     };
+    (@consts $n:expr; $name:ident $($rest:ident)*) => {
+        pub const $name: Code = Code($n);
+        codes!(@consts $n + 1; $($rest)*);
+    };
+    (@consts $n:expr;) => {};
 }
 
 codes! {

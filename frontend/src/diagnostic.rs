@@ -40,7 +40,7 @@ pub struct Diagnostic {
 impl Diagnostic {
     /// An error at `span`, labelled with `label` (may be empty).
     pub fn error(code: Code, span: Span, message: impl Into<String>) -> Diagnostic {
-        let severity = if code.id.starts_with('W') { Severity::Warning } else { Severity::Error };
+        let severity = if code.is_warning() { Severity::Warning } else { Severity::Error };
         Diagnostic {
             code,
             severity,
@@ -91,7 +91,7 @@ impl Diagnostic {
             Severity::Error => (Level::ERROR, "error"),
             Severity::Warning => (Level::WARNING, "warning"),
         };
-        let header = format!("{}[{}]", word, self.code.id);
+        let header = format!("{}[{}]", word, self.code.id());
         let mut out = if styled {
             let colour = match self.severity {
                 Severity::Error => anstyle::AnsiColor::BrightRed,
@@ -139,7 +139,7 @@ impl Diagnostic {
             byte_start: primary.byte_start,
             byte_end: primary.byte_end,
             severity: self.severity,
-            code: self.code.id,
+            code: self.code.id(),
             message: &self.message,
             labels: self
                 .labels

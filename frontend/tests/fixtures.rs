@@ -67,7 +67,7 @@ fn every_code_has_an_err_fixture() {
     for entry in std::fs::read_dir(dir).unwrap() {
         let path = entry.unwrap().path();
         let (_, compiled) = check(&path);
-        seen.extend(compiled.diagnostics.items.iter().map(|d| d.code.id));
+        seen.extend(compiled.diagnostics.items.iter().map(|d| d.code.id()));
     }
     let missing: Vec<&str> = frontend::codes::ALL
         .iter()

@@ -5,7 +5,7 @@ fn codes(text: &str) -> Vec<&'static str> {
     let compiled = frontend::compile_file("limits.yaml", text);
     assert!(compiled.bundle.is_none());
     let _ = compiled.diagnostics.render(false);
-    compiled.diagnostics.items.iter().map(|d| d.code.id).collect()
+    compiled.diagnostics.items.iter().map(|d| d.code.id()).collect()
 }
 
 #[test]

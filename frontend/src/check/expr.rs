@@ -428,7 +428,7 @@ impl Checker<'_> {
                     test
                 })
             }
-            Op::Coalesce => self.coalesce(lhs, rhs, span),
+            Op::Coalesce => self.coalesce(lhs, rhs),
             Op::Add | Op::Sub | Op::Mul | Op::Div | Op::Rem => self.arithmetic(op, lhs, rhs, span),
         }
     }
@@ -517,7 +517,7 @@ impl Checker<'_> {
         Some(self.push(T::BOOL, Ir::InList { item, list }))
     }
 
-    fn coalesce(&mut self, lhs: &Expr, rhs: &Expr, span: Span) -> Option<ExprId> {
+    fn coalesce(&mut self, lhs: &Expr, rhs: &Expr) -> Option<ExprId> {
         let value = self.expr(lhs)?;
         let default = self.value(rhs)?;
         let value_ty = self.ty(value);
@@ -543,7 +543,6 @@ impl Checker<'_> {
             self.mismatch(rhs.span, target, self.ty(default), "the default of `??`");
             return None;
         };
-        let _ = span;
         Some(match fallible {
             Some(Ir::TableGet { table, key, .. }) => {
                 self.push(target, Ir::TableGet { table, key, default: Some(default) })

@@ -115,7 +115,7 @@ mod tests {
                 .join(" "),
             None => diagnostics
                 .iter()
-                .map(|d| format!("{}: {} at {:?}", d.code.id, d.message, d.span()))
+                .map(|d| format!("{}: {} at {:?}", d.code.id(), d.message, d.span()))
                 .collect::<Vec<_>>()
                 .join("; "),
         }

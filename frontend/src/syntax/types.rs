@@ -147,7 +147,7 @@ mod tests {
     fn check(input: &str) -> String {
         match parse(&ScalarText::detached(input), 0, input.len()) {
             Ok(ty) => crate::ast_print::type_text(&ty),
-            Err(d) => format!("{}: {} at {:?}", d.code.id, d.message, d.span()),
+            Err(d) => format!("{}: {} at {:?}", d.code.id(), d.message, d.span()),
         }
     }
 

@@ -6,7 +6,7 @@ fn check(input: &str) -> String {
     let text = ScalarText::detached(input);
     match parse(&text) {
         Ok(expr) => expr.to_sexp(),
-        Err(d) => format!("{}: {} at {:?}", d.code.id, d.message, d.span()),
+        Err(d) => format!("{}: {} at {:?}", d.code.id(), d.message, d.span()),
     }
 }
 

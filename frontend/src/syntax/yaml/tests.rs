@@ -5,7 +5,7 @@ use super::*;
 fn read(text: &str) -> (Option<Node>, Vec<String>) {
     let file = SourceFile::new("t.yaml", text);
     let (root, diagnostics) = parse(&file);
-    let messages = diagnostics.iter().map(|d| format!("{} {:?}", d.code.id, d.span())).collect();
+    let messages = diagnostics.iter().map(|d| format!("{} {:?}", d.code.id(), d.span())).collect();
     (root, messages)
 }
 
