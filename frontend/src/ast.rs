@@ -58,6 +58,9 @@ pub enum TypeExprKind {
     Optional(Box<TypeExpr>),
     Record(Vec<FieldDecl>),
     Enum(Vec<Spanned<String>>),
+    /// A type that could not be read (already reported); it resolves to
+    /// nothing, silently.
+    Invalid,
 }
 
 #[derive(Clone, Debug)]
@@ -73,6 +76,8 @@ pub enum TableDeclKind {
     Map { key: TypeExpr, value: TypeExpr, rows: Vec<(Node, Node)> },
     /// Rows as YAML nodes.
     Set { element: TypeExpr, rows: Vec<Node> },
+    /// A declaration whose shape was wrong (already reported).
+    Invalid,
 }
 
 #[derive(Clone, Debug)]
@@ -110,8 +115,10 @@ pub struct RuleDecl {
     pub allow: Option<Template>,
     pub finding: Option<FindingDecl>,
     pub effects: Vec<(Ident, Option<Expr>)>,
-    /// The span of the `effects:` key, when present.
-    pub effects_span: Option<Span>,
+    /// Whether the rule names an outcome (`deny`, `allow`, `finding`,
+    /// `effects`) or an unknown key that may be a misspelled one; false
+    /// means the rule can never matter.
+    pub has_outcome: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -268,6 +275,10 @@ impl Expr {
     }
 
     fn write_sexp(&self, out: &mut String) {
+        ir::stack::guard(|| self.write_sexp_unguarded(out));
+    }
+
+    fn write_sexp_unguarded(&self, out: &mut String) {
         use std::fmt::Write;
         match &self.kind {
             ExprKind::Int(i) => {

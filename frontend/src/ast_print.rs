@@ -36,6 +36,9 @@ pub fn print(c: &Contract) -> String {
                     rows.len()
                 );
             }
+            TableDeclKind::Invalid => {
+                let _ = writeln!(out, "table {}: <invalid>", table.name.value);
+            }
             TableDeclKind::Set { element, rows } => {
                 let _ =
                     writeln!(out, "set {}: {} ({} rows)", table.name.value, type_text(element), rows.len());
@@ -101,6 +104,7 @@ pub fn type_text(ty: &TypeExpr) -> String {
                 fields.iter().map(|f| format!("{}: {}", f.name.value, type_text(&f.ty))).collect();
             format!("{{ {} }}", fields.join(", "))
         }
+        TypeExprKind::Invalid => "<invalid>".to_string(),
         TypeExprKind::Enum(values) => {
             format!("enum [{}]", values.iter().map(|v| v.value.as_str()).collect::<Vec<_>>().join(", "))
         }

@@ -107,9 +107,9 @@ codes! {
     EXPR_SYNTAX = "E0300", "expression syntax error",
         "The expression does not follow the grammar of LANGUAGE.md (operators, literals, calls, lambdas).";
     EXPR_LIMIT = "E0301", "expression too large",
-        "An expression is longer than 64 KiB or nests deeper than 128 levels.";
+        "An expression is longer than 64 KiB, nests deeper than 128 levels or is more than 200 operations deep.";
     BAD_LITERAL = "E0302", "invalid literal",
-        "A literal cannot be read: an int beyond 64 bits, a decimal with more than 28 significant digits, a malformed duration or timestamp, or a bad escape in a string.";
+        "A literal cannot be read: an int beyond 64 bits, a decimal that does not fit exactly (96-bit mantissa, at most 28 places), a malformed duration or timestamp, or a bad escape in a string.";
     BAD_TEMPLATE = "E0303", "invalid message template",
         "Message templates interpolate `{expression}`; a literal brace is written `{{` or `}}`.";
     UNKNOWN_NAME = "E0400", "unknown name",
@@ -139,7 +139,7 @@ codes! {
     ARITY = "E0505", "wrong number of arguments",
         "A function is called with too many or too few arguments.";
     BAD_REGEX = "E0506", "invalid regex",
-        "The pattern of `matches` must be a string literal that compiles, at most 4096 bytes and 64 levels of nesting.";
+        "The pattern of `matches` must be a string literal that compiles with the engine's limits: at most 4096 bytes, 64 levels of nesting and 10 MiB compiled.";
     NOT_OPTIONAL = "E0507", "value is never absent",
         "`??` needs an optional value, a table lookup or a list index on its left; `has` needs an optional value.";
     LAMBDA_MISUSE = "E0508", "lambda misplaced",

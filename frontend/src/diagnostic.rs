@@ -110,7 +110,10 @@ impl Diagnostic {
             format!("{}:{}:{}: {header}: {}\n", file.name(), at.line, at.column, self.message)
         };
         let (excerpt, first_line, offset) = excerpt(file, &self.labels);
-        let mut snippet = Snippet::source(excerpt).line_start(first_line);
+        // A `\r` of a CRLF file would show as a control picture; a space
+        // keeps every offset.
+        let excerpt = excerpt.replace('\r', " ");
+        let mut snippet = Snippet::source(&excerpt).line_start(first_line);
         for (i, label) in self.labels.iter().enumerate() {
             let span = file.clamp(label.span);
             let range = (span.start as usize - offset)..(span.end as usize - offset);

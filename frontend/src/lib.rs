@@ -62,7 +62,12 @@ pub fn parse(file: &SourceFile, diagnostics: &mut Vec<Diagnostic>) -> Option<ast
         return None;
     }
     let (root, yaml_errors) = syntax::yaml::parse(file);
-    diagnostics.extend(yaml_errors);
+    // The YAML must be right before its meaning is checked: a refused
+    // anchor or tag leaves a hole that would only cause more errors.
+    if !yaml_errors.is_empty() {
+        diagnostics.extend(yaml_errors);
+        return None;
+    }
     let root = root?;
     Some(syntax::contract::build(file, &root, diagnostics))
 }

@@ -69,30 +69,33 @@ pub enum ExprKind {
         then: ExprId,
         otherwise: ExprId,
     },
-    /// `value ?? default` on an optional `value`.
+    /// `value ?? default`: the default when `value` is an absent optional,
+    /// or when evaluating `value` looks up a missing table key or a list
+    /// index out of range (other errors pass through). `value` is
+    /// optional, or contains a `TableGet` or `Index` outside any nested
+    /// `Coalesce` (not counting lets, which are separate values).
     Coalesce {
         value: ExprId,
         default: ExprId,
     },
     /// `has(value)` on an optional `value`.
     Present(ExprId),
-    /// `table[key]`; without a default an absent key is an evaluation error.
+    /// `table[key]`; an absent key is a *missing* evaluation error, which
+    /// an enclosing `Coalesce` catches.
     TableGet {
         table: TableId,
         key: ExprId,
-        default: Option<ExprId>,
     },
     /// `key in table`: a key of a keyed table or an element of a set.
     TableHas {
         table: TableId,
         key: ExprId,
     },
-    /// `list[index]`; without a default an index out of range is an
-    /// evaluation error.
+    /// `list[index]`; an index out of range is a *missing* evaluation
+    /// error, which an enclosing `Coalesce` catches.
     Index {
         list: ExprId,
         index: ExprId,
-        default: Option<ExprId>,
     },
     /// `item in list`.
     InList {
@@ -143,6 +146,7 @@ impl ExprKind {
             | ExprKind::Present(a)
             | ExprKind::Unary { arg: a, .. }
             | ExprKind::TableHas { key: a, .. }
+            | ExprKind::TableGet { key: a, .. }
             | ExprKind::Matches { subject: a, .. } => f(a),
             ExprKind::List(items)
             | ExprKind::Call { args: items, .. }
@@ -153,6 +157,7 @@ impl ExprKind {
             | ExprKind::Or { lhs: a, rhs: b }
             | ExprKind::Coalesce { value: a, default: b }
             | ExprKind::InList { item: a, list: b }
+            | ExprKind::Index { list: a, index: b }
             | ExprKind::Lambda { list: a, body: b, .. } => {
                 f(a);
                 f(b);
@@ -161,19 +166,6 @@ impl ExprKind {
                 f(cond);
                 f(then);
                 f(otherwise);
-            }
-            ExprKind::TableGet { key, default, .. } => {
-                f(key);
-                if let Some(d) = default {
-                    f(d);
-                }
-            }
-            ExprKind::Index { list, index, default } => {
-                f(list);
-                f(index);
-                if let Some(d) = default {
-                    f(d);
-                }
             }
         }
     }
@@ -207,15 +199,10 @@ impl ExprKind {
                 f(*value);
                 f(*default);
             }
-            ExprKind::TableGet { key, default, .. } => {
-                f(*key);
-                default.iter().copied().for_each(f);
-            }
-            ExprKind::TableHas { key, .. } => f(*key),
-            ExprKind::Index { list, index, default } => {
+            ExprKind::TableGet { key, .. } | ExprKind::TableHas { key, .. } => f(*key),
+            ExprKind::Index { list, index } => {
                 f(*list);
                 f(*index);
-                default.iter().copied().for_each(f);
             }
             ExprKind::InList { item, list } => {
                 f(*item);

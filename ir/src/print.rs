@@ -139,6 +139,10 @@ pub fn expr(c: &Contract, id: ExprId) -> String {
 }
 
 fn write_expr(c: &Contract, id: ExprId, out: &mut String) {
+    crate::stack::guard(|| write_expr_unguarded(c, id, out));
+}
+
+fn write_expr_unguarded(c: &Contract, id: ExprId, out: &mut String) {
     let node = c.expr(id);
     let call = |out: &mut String, name: &str, args: &[ExprId]| {
         out.push_str(name);
@@ -182,19 +186,13 @@ fn write_expr(c: &Contract, id: ExprId, out: &mut String) {
         ExprKind::Cond { cond, then, otherwise } => call(out, "if", &[*cond, *then, *otherwise]),
         ExprKind::Coalesce { value, default } => call(out, "coalesce", &[*value, *default]),
         ExprKind::Present(value) => call(out, "has", &[*value]),
-        ExprKind::TableGet { table, key, default } => {
-            let mut args = vec![*key];
-            args.extend(default.iter().copied());
-            call(out, &format!("get.{}", c.tables[table.index()].name), &args);
+        ExprKind::TableGet { table, key } => {
+            call(out, &format!("get.{}", c.tables[table.index()].name), &[*key])
         }
         ExprKind::TableHas { table, key } => {
             call(out, &format!("has_key.{}", c.tables[table.index()].name), &[*key])
         }
-        ExprKind::Index { list, index, default } => {
-            let mut args = vec![*list, *index];
-            args.extend(default.iter().copied());
-            call(out, "index", &args);
-        }
+        ExprKind::Index { list, index } => call(out, "index", &[*list, *index]),
         ExprKind::InList { item, list } => call(out, "in", &[*item, *list]),
         ExprKind::Call { func, args } => call(out, func.name(), args),
         ExprKind::Matches { subject, regex } => {

@@ -20,13 +20,15 @@
 //!    optional; every row has the declared types; keys are unique.
 //! 4. **Effects**: unique identifiers; the combine policy fits the type.
 //! 5. **Externs**: unique identifiers; parameter and result types exist.
-//! 6. **Regexes**: every pattern parses and stays within
-//!    [`MAX_REGEX_LEN`] and [`MAX_REGEX_NESTING`].
+//! 6. **Regexes**: every pattern parses and stays within the length and
+//!    nesting bounds of [`crate::pattern`].
 //! 7. **Expressions**: every child id is smaller than its parent's id;
 //!    every id (type, table, let, rule, local, regex, extern) is in range;
 //!    every node's type follows from its operands (the same rules as the
 //!    type checker: [`crate::expr`]); the height of any expression is at
 //!    most [`MAX_EXPR_HEIGHT`].
+//!    A `Coalesce` value is optional or may look up a missing key or
+//!    index.
 //! 8. **Lambdas**: each local is bound by exactly one lambda; it has the
 //!    list's element type; it is used only inside that lambda's body.
 //! 9. **Roots** (let values, rule conditions, effect values, message
@@ -58,10 +60,6 @@ pub const MAX_CHANNELS: usize = 64;
 pub const MAX_TYPE_DEPTH: usize = 64;
 /// The tallest expression tree; engines may recurse this deep.
 pub const MAX_EXPR_HEIGHT: u32 = 512;
-/// The longest regex pattern, in bytes.
-pub const MAX_REGEX_LEN: usize = 4096;
-/// The deepest nesting of groups and repetitions in a regex.
-pub const MAX_REGEX_NESTING: u32 = 64;
 /// At most this many errors are collected before the verifier stops.
 const MAX_ERRORS: usize = 32;
 
@@ -97,28 +95,6 @@ pub fn verify(contract: &Contract) -> Result<(), Vec<VerifyError>> {
     if v.errors.is_empty() { Ok(()) } else { Err(v.errors) }
 }
 
-/// Checks a regex pattern against the language's limits.
-pub fn check_regex(pattern: &str) -> Result<(), String> {
-    if pattern.len() > MAX_REGEX_LEN {
-        return Err(format!("the pattern is {} bytes long; the limit is {MAX_REGEX_LEN}", pattern.len()));
-    }
-    regex_syntax::ParserBuilder::new()
-        .nest_limit(MAX_REGEX_NESTING)
-        .build()
-        .parse(pattern)
-        .map(|_| ())
-        .map_err(|e| first_line(&e.to_string()))
-}
-
-fn first_line(text: &str) -> String {
-    // regex-syntax's errors draw the pattern over several lines; the last
-    // line holds the explanation.
-    text.lines().rev().find(|l| l.starts_with("error:")).map_or_else(
-        || text.lines().next().unwrap_or(text).to_string(),
-        |l| l.trim_start_matches("error: ").to_string(),
-    )
-}
-
 /// Facts computed bottom-up for every expression node.
 #[derive(Clone, Default)]
 struct NodeFacts {
@@ -127,6 +103,9 @@ struct NodeFacts {
     free: Vec<LocalId>,
     /// Lets and rules this node reads, sorted.
     deps: Vec<Dep>,
+    /// Whether evaluating the node may look up a missing key or index
+    /// that no `Coalesce` below it catches.
+    fallible: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
@@ -343,7 +322,7 @@ impl<'a> Verifier<'a> {
 
     fn regexes(&mut self) {
         for (i, pattern) in self.c.regexes.iter().enumerate() {
-            if let Err(message) = check_regex(pattern) {
+            if let Err(message) = crate::pattern::check_syntax(pattern) {
                 self.error(format!("regexes[{i}]"), message);
             }
         }
@@ -382,6 +361,12 @@ impl<'a> Verifier<'a> {
                 *slot = Some(id);
             }
             let node_facts = self.node_facts(&expr.kind, &facts);
+            if let ExprKind::Coalesce { value, .. } = &expr.kind {
+                let optional = self.c.types.optional_inner(self.c.exprs[value.index()].ty).is_some();
+                if !optional && !facts[value.index()].fallible {
+                    self.error(&path, "`??` on a value that is never absent");
+                }
+            }
             if node_facts.height > MAX_EXPR_HEIGHT {
                 self.error(&path, format!("the expression is taller than {MAX_EXPR_HEIGHT}"));
                 return false;
@@ -481,17 +466,20 @@ impl<'a> Verifier<'a> {
                 operand(then, ty, "the first branch")?;
                 operand(otherwise, ty, "the second branch")
             }
-            ExprKind::Coalesce { value, default } => match types.optional_inner(ty_of(value)) {
-                Some(inner) if self.assignable(inner, ty) => operand(default, ty, "the default"),
-                _ => Err("`??` needs an optional value of the node's type".into()),
-            },
+            ExprKind::Coalesce { value, default } => {
+                let inner = types.optional_inner(ty_of(value)).unwrap_or(ty_of(value));
+                if !self.assignable(inner, ty) {
+                    return Err("`??` needs a value of the node's type".into());
+                }
+                operand(default, ty, "the default")
+            }
             ExprKind::Present(value) => {
                 if types.optional_inner(ty_of(value)).is_none() {
                     return Err("`has` needs an optional value".into());
                 }
                 expect(TypeTable::BOOL)
             }
-            ExprKind::TableGet { table, key, default } => {
+            ExprKind::TableGet { table, key } => {
                 let Some(table) = c.tables.get(table.index()) else {
                     return Err(format!("table #{} does not exist", table.0));
                 };
@@ -505,9 +493,6 @@ impl<'a> Verifier<'a> {
                         types.display(*key_ty)
                     ));
                 }
-                if let Some(default) = default {
-                    operand(default, *value, "the default")?;
-                }
                 expect(*value)
             }
             ExprKind::TableHas { table, key } => {
@@ -519,14 +504,11 @@ impl<'a> Verifier<'a> {
                 }
                 expect(TypeTable::BOOL)
             }
-            ExprKind::Index { list, index, default } => {
+            ExprKind::Index { list, index } => {
                 let Some(element) = types.list_element(ty_of(list)) else {
                     return Err("indexes a value that is not a list".into());
                 };
                 operand(index, TypeTable::INT, "the index")?;
-                if let Some(default) = default {
-                    operand(default, element, "the default")?;
-                }
                 expect(element)
             }
             ExprKind::InList { item, list } => match types.list_element(ty_of(list)) {
@@ -579,6 +561,7 @@ impl<'a> Verifier<'a> {
         let mut out = NodeFacts::default();
         kind.for_each_child(|child| {
             let child = &facts[child.index()];
+            out.fallible |= child.fallible;
             out.height = out.height.max(child.height);
             merge_sorted(&mut out.free, &child.free);
             merge_sorted(&mut out.deps, &child.deps);
@@ -586,6 +569,8 @@ impl<'a> Verifier<'a> {
         out.height += 1;
         match kind {
             ExprKind::Local(id) => out.free = vec![*id],
+            ExprKind::TableGet { .. } | ExprKind::Index { .. } => out.fallible = true,
+            ExprKind::Coalesce { default, .. } => out.fallible = facts[default.index()].fallible,
             ExprKind::Let(id) => merge_sorted(&mut out.deps, &[Dep::Let(*id)]),
             ExprKind::RuleFired(id) => merge_sorted(&mut out.deps, &[Dep::Rule(*id)]),
             ExprKind::Lambda { param, list, body, .. } => {

@@ -38,6 +38,9 @@ impl Checker<'_> {
         if let Some(index) = self.externs.iter().position(|e| e.name == name) {
             return self.extern_call(index, args, span);
         }
+        if self.poisoned.contains(name) {
+            return None;
+        }
         let known: Vec<String> = SPECIAL
             .iter()
             .map(|s| s.to_string())
@@ -158,7 +161,7 @@ impl Checker<'_> {
             );
             return None;
         };
-        if let Err(message) = ir::verify::check_regex(pattern) {
+        if let Err(message) = ir::pattern::compile(pattern) {
             self.error(
                 Diagnostic::error(codes::BAD_REGEX, args[1].span, format!("invalid regex: {message}"))
                     .label("this pattern")
@@ -213,12 +216,31 @@ impl Checker<'_> {
         let mut ids: Vec<ExprId> = ids.into_iter().collect::<Option<_>>()?;
         match func {
             Builtin::Min | Builtin::Max => {
-                if let Ok(ty) = self.common_type(&ids) {
-                    ids = ids.iter().map(|&id| self.coerce(id, ty)).collect::<Option<_>>()?;
+                let spans: Vec<Span> = args.iter().map(|a| a.span).collect();
+                ids = self.unify(&ids, &spans, &format!("`{}`", func.name()))?.1;
+            }
+            Builtin::Round | Builtin::RoundHalfEven => {
+                if self.ty(ids[0]) == T::INT {
+                    ids[0] = self.coerce(ids[0], T::DECIMAL)?;
+                }
+                if let Ir::Const(Const::Int(places)) = self.kind(ids[1])
+                    && !(0..=28).contains(places)
+                {
+                    let places = *places;
+                    self.error(
+                        Diagnostic::error(
+                            codes::BAD_ARGUMENT,
+                            args[1].span,
+                            format!("`{}` rounds to 0 to 28 places, not {places}", func.name()),
+                        )
+                        .label("out of range"),
+                    );
+                    return None;
                 }
             }
-            Builtin::Round | Builtin::RoundHalfEven if self.ty(ids[0]) == T::INT => {
-                ids[0] = self.coerce(ids[0], T::DECIMAL)?;
+            Builtin::Dot | Builtin::Cosine | Builtin::L2 => {
+                let floats = self.types.list_of(T::FLOAT);
+                ids = ids.iter().map(|&id| self.coerce(id, floats).unwrap_or(id)).collect();
             }
             Builtin::ToString if !ir::expr::is_renderable(&self.types, self.ty(ids[0])) => {
                 self.error(

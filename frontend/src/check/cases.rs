@@ -94,6 +94,7 @@ impl Checker<'_> {
             None => None,
         };
         let reasons = self.rule_ids(&expect.reasons, false);
+        let reasons = reasons.filter(|_| self.reasons_have_verdicts(&expect.reasons));
         let errors = self.rule_ids(&expect.errors, true);
         let findings = self.finding_codes(&expect.findings);
         let effects = match &expect.effects {
@@ -121,6 +122,26 @@ impl Checker<'_> {
             }
         }
         ok.then(|| Some(ids.iter().map(|i| i.value.clone()).collect()))
+    }
+
+    /// Reports expected reasons that are rules without `deny` or `allow`.
+    fn reasons_have_verdicts(&mut self, reasons: &Option<Vec<Ident>>) -> bool {
+        let mut ok = true;
+        for id in reasons.iter().flatten() {
+            let rule = self.ast.rules.iter().find(|r| r.id.value == id.value);
+            if let Some(rule) = rule
+                && rule.deny.is_none()
+                && rule.allow.is_none()
+            {
+                self.error(
+                    Diagnostic::error(codes::BAD_TEST, id.span, format!("the rule `{}` has no `deny` or `allow`, so it is never a reason", id.value))
+                        .label("never a reason")
+                        .with_help("reasons are the deny or allow rules that decided; findings are listed under `findings`"),
+                );
+                ok = false;
+            }
+        }
+        ok
     }
 
     fn finding_codes(&mut self, codes_written: &Option<Vec<Ident>>) -> Option<Option<Vec<String>>> {

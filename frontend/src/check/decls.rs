@@ -164,6 +164,7 @@ impl Checker<'_> {
     /// Resolves a written type; `None` after reporting what is wrong.
     pub(super) fn resolve_type(&mut self, ty: &TypeExpr) -> Option<TypeId> {
         match &ty.kind {
+            TypeExprKind::Invalid => None,
             TypeExprKind::Named(name) => {
                 if let Some((_, id)) = PRIMITIVES.iter().find(|(n, _)| n == name) {
                     return Some(*id);
@@ -200,8 +201,8 @@ impl Checker<'_> {
                 Some(self.types.optional_of(inner_id))
             }
             TypeExprKind::Record(fields) => {
-                let fields = self.record_fields(fields)?;
-                Some(self.types.intern(TypeKind::Record(fields)))
+                let (fields, failed) = self.record_fields(fields);
+                failed.is_empty().then(|| self.types.intern(TypeKind::Record(fields)))
             }
             TypeExprKind::Enum(values) => {
                 if values.is_empty() {
@@ -226,12 +227,19 @@ impl Checker<'_> {
         }
     }
 
-    fn record_fields(&mut self, fields: &[ast::FieldDecl]) -> Option<Vec<ir::FieldDef>> {
+    /// The fields that check, and the names of those that do not (already
+    /// reported), so uses of a broken field stay silent.
+    fn record_fields(&mut self, fields: &[ast::FieldDecl]) -> (Vec<ir::FieldDef>, Vec<String>) {
         let mut seen: HashMap<&str, Span> = HashMap::new();
         let mut out = Vec::new();
-        let mut ok = true;
+        let mut failed = Vec::new();
         for field in fields {
             let name = &field.name;
+            if let Some(first) = seen.insert(&name.value, name.span) {
+                self.duplicate(name, first, "field");
+                continue;
+            }
+            let mut ok = true;
             if !names::is_field_name(&name.value) {
                 self.error(
                     Diagnostic::error(
@@ -247,16 +255,12 @@ impl Checker<'_> {
                 self.reserved(name);
                 ok = false;
             }
-            if let Some(first) = seen.insert(&name.value, name.span) {
-                self.duplicate(name, first, "field");
-                ok = false;
-            }
             match self.resolve_type(&field.ty) {
-                Some(ty) => out.push(ir::FieldDef { name: name.value.clone(), ty }),
-                None => ok = false,
+                Some(ty) if ok => out.push(ir::FieldDef { name: name.value.clone(), ty }),
+                _ => failed.push(name.value.clone()),
             }
         }
-        ok.then_some(out)
+        (out, failed)
     }
 
     pub(super) fn reserved(&mut self, name: &Ident) {
@@ -272,20 +276,21 @@ impl Checker<'_> {
     }
 
     fn input_schema(&mut self) {
-        if let Some(fields) = self.record_fields(&self.ast.input) {
-            self.input = self.types.intern(TypeKind::Record(fields));
-        }
+        let (fields, failed) = self.record_fields(&self.ast.input);
+        self.input = self.types.intern(TypeKind::Record(fields));
+        self.poisoned.extend(failed);
     }
 
     fn table_decls(&mut self) {
         let mut seen: HashMap<&str, Span> = HashMap::new();
         for decl in &self.ast.tables {
             let name = &decl.name;
-            let mut ok = self.check_id(name, "table");
             if let Some(first) = seen.insert(&name.value, name.span) {
                 self.duplicate(name, first, "table");
-                ok = false;
+                continue;
             }
+            self.check_id(name, "table");
+            let mut ok = true;
             if self.input_fields().iter().any(|f| f.name == name.value) {
                 self.error(
                     Diagnostic::error(
@@ -301,11 +306,16 @@ impl Checker<'_> {
                 self.reserved(name);
                 ok = false;
             }
-            let kind = self.table_kind(decl);
-            if let (true, Some(kind)) = (ok, kind) {
-                let id = TableId::from_index(self.tables.len());
-                self.table_names.insert(name.value.clone(), id);
-                self.tables.push(ir::Table { name: name.value.clone(), kind });
+            match self.table_kind(decl) {
+                Some(kind) if ok => {
+                    let id = TableId::from_index(self.tables.len());
+                    self.table_names.insert(name.value.clone(), id);
+                    self.tables.push(ir::Table { name: name.value.clone(), kind });
+                }
+                Some(_) => {}
+                None => {
+                    self.poisoned.insert(name.value.clone());
+                }
             }
         }
     }
@@ -328,6 +338,7 @@ impl Checker<'_> {
 
     fn table_kind(&mut self, decl: &ast::TableDecl) -> Option<ir::TableKind> {
         match &decl.kind {
+            TableDeclKind::Invalid => None,
             TableDeclKind::Map { key, value, rows } => {
                 let key_ty = self.key_type(key, "a table's key")?;
                 let value_ty = self.resolve_type(value)?;
@@ -346,6 +357,20 @@ impl Checker<'_> {
                 let mut seen: Vec<(ir::Const, Span)> = Vec::new();
                 let mut out = Vec::new();
                 for (k, v) in rows {
+                    if v.is_null() {
+                        self.error(
+                            Diagnostic::error(
+                                codes::VALUE_TYPE,
+                                k.span,
+                                format!("the row `{}` has no value", self.snippet(k.span)),
+                            )
+                            .label(format!("expected `{}: <{}>`", self.snippet(k.span), self.show(value_ty)))
+                            .with_help(
+                                "in `{ ... }` rows, a comma separates rows: decimals are written with `.`",
+                            ),
+                        );
+                        continue;
+                    }
                     let key = self.yaml_value(k, key_ty);
                     let value = self.yaml_value(v, value_ty);
                     if let Some(key) = &key {
@@ -371,7 +396,7 @@ impl Checker<'_> {
                         out.push(value);
                     }
                 }
-                (out.len() == rows.len()).then_some(ir::TableKind::Set { element: element_ty, rows: out })
+                Some(ir::TableKind::Set { element: element_ty, rows: out })
             }
         }
     }
@@ -393,26 +418,34 @@ impl Checker<'_> {
         }
     }
 
+    /// Effects whose type checks are declared even when their combine
+    /// policy is wrong (reported), so rules that set them are still checked;
+    /// a broken type poisons the name.
     fn effect_decls(&mut self) {
         let mut seen: HashMap<&str, Span> = HashMap::new();
         for decl in &self.ast.effects {
-            let mut ok = self.check_id(&decl.name, "effect");
             if let Some(first) = seen.insert(&decl.name.value, decl.name.span) {
                 self.duplicate(&decl.name, first, "effect");
-                ok = false;
+                continue;
             }
-            let ty = self.resolve_type(&decl.ty);
-            let combine = match &decl.combine {
-                None => Some(ir::Combine::Last),
-                Some(_) => self.setting(&decl.combine, "combine policy", &ir::Combine::ALL, |c| c.name()),
+            self.check_id(&decl.name, "effect");
+            let Some(ty) = self.resolve_type(&decl.ty) else {
+                self.poisoned.insert(decl.name.value.clone());
+                continue;
             };
-            let (Some(ty), Some(combine)) = (ty, combine) else { continue };
+            let combine = match &decl.combine {
+                None => ir::Combine::Last,
+                Some(_) => self
+                    .setting(&decl.combine, "combine policy", &ir::Combine::ALL, |c| c.name())
+                    .unwrap_or(ir::Combine::Last),
+            };
             if self.types.optional_inner(ty).is_some() {
                 self.error(
                     Diagnostic::error(codes::BAD_TYPE, decl.ty.span, "an effect cannot be optional")
                         .label("optional effect type")
                         .with_help("an effect no rule sets is simply absent from the result"),
                 );
+                self.poisoned.insert(decl.name.value.clone());
                 continue;
             }
             if !combine.fits(&self.types, ty) {
@@ -423,22 +456,19 @@ impl Checker<'_> {
                         .with_label(decl.ty.span, format!("the effect is {}", self.show(ty)))
                         .with_help("max/min need an ordered non-string type, sum a number or duration, any/all a bool; `last` fits any type"),
                 );
-                continue;
             }
-            if ok {
-                self.effects.push(ir::Effect { name: decl.name.value.clone(), ty, combine });
-            }
+            self.effects.push(ir::Effect { name: decl.name.value.clone(), ty, combine });
         }
     }
 
     fn extern_decls(&mut self) {
         let mut seen: HashMap<&str, Span> = HashMap::new();
         for decl in &self.ast.externs {
-            let mut ok = self.check_id(&decl.name, "extern");
             if let Some(first) = seen.insert(&decl.name.value, decl.name.span) {
                 self.duplicate(&decl.name, first, "extern");
-                ok = false;
+                continue;
             }
+            self.check_id(&decl.name, "extern");
             if super::calls::is_builtin_name(&decl.name.value) {
                 self.error(
                     Diagnostic::error(
@@ -449,12 +479,17 @@ impl Checker<'_> {
                     .label("name already taken")
                     .with_help("give the host function another name"),
                 );
-                ok = false;
+                continue;
             }
             let params: Option<Vec<TypeId>> = decl.params.iter().map(|p| self.resolve_type(p)).collect();
             let ret = self.resolve_type(&decl.ret);
-            if let (true, Some(params), Some(ret)) = (ok, params, ret) {
-                self.externs.push(ir::Extern { name: decl.name.value.clone(), params, ret });
+            match (params, ret) {
+                (Some(params), Some(ret)) => {
+                    self.externs.push(ir::Extern { name: decl.name.value.clone(), params, ret })
+                }
+                _ => {
+                    self.poisoned.insert(decl.name.value.clone());
+                }
             }
         }
     }
@@ -474,7 +509,10 @@ impl Checker<'_> {
             } else {
                 None
             };
+            let id = LetId::from_index(self.lets.len());
             if let Some(what) = shadows {
+                // Uses of the name keep meaning the field or table.
+                self.used_lets.insert(id);
                 self.error(
                     Diagnostic::error(
                         codes::SHADOWING,
@@ -486,9 +524,9 @@ impl Checker<'_> {
                 );
             } else if names::RESERVED.contains(&name.value.as_str()) {
                 self.reserved(name);
+            } else {
+                self.let_names.entry(name.value.clone()).or_insert(id);
             }
-            let id = LetId::from_index(self.lets.len());
-            self.let_names.entry(name.value.clone()).or_insert(id);
             self.lets.push(LetInfo { name: name.value.clone(), span: name.span, value: None });
         }
     }

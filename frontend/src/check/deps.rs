@@ -61,6 +61,10 @@ impl Checker<'_> {
 
     /// The lets and rules an expression reads, with where.
     fn collect(&self, e: &Expr, scope: &mut Vec<String>, out: &mut Vec<(usize, Span)>) {
+        ir::stack::guard(|| self.collect_unguarded(e, scope, out));
+    }
+
+    fn collect_unguarded(&self, e: &Expr, scope: &mut Vec<String>, out: &mut Vec<(usize, Span)>) {
         let lets = self.ast.lets.len();
         match &e.kind {
             ExprKind::Name(name) if !scope.contains(name) => {

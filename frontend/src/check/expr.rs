@@ -31,6 +31,10 @@ impl Checker<'_> {
 
     /// Checks an expression; an optional value is allowed.
     pub(super) fn expr(&mut self, e: &Expr) -> Option<ExprId> {
+        ir::stack::guard(|| self.expr_unguarded(e))
+    }
+
+    fn expr_unguarded(&mut self, e: &Expr) -> Option<ExprId> {
         match &e.kind {
             ExprKind::Int(i) => Some(self.push(T::INT, Ir::Const(Const::Int(*i)))),
             ExprKind::Decimal(d) => Some(self.push(T::DECIMAL, Ir::Const(Const::Decimal(*d)))),
@@ -92,7 +96,11 @@ impl Checker<'_> {
             let input = self.push(self.input, Ir::Input);
             return Some(self.push(ty, Ir::Field { base: input, index: index as u32 }));
         }
-        if self.table_names.contains_key(name) {
+        if self.poisoned.contains(name) {
+            return None;
+        }
+        if let Some(&table) = self.table_names.get(name) {
+            self.used_tables.insert(table);
             self.error(
                 Diagnostic::error(codes::TABLE_AS_VALUE, span, format!("the table `{name}` is not a value"))
                     .label("a table")
@@ -196,7 +204,7 @@ impl Checker<'_> {
             };
             let key = self.value(index)?;
             let key = self.fit_key(key, key_ty, index.span, &self.tables[table.index()].name.clone())?;
-            return Some(self.push(value_ty, Ir::TableGet { table, key, default: None }));
+            return Some(self.push(value_ty, Ir::TableGet { table, key }));
         }
         let list = self.value(base)?;
         let position = self.value(index)?;
@@ -219,7 +227,7 @@ impl Checker<'_> {
             self.mismatch(index.span, T::INT, self.ty(position), "a list index");
             return None;
         }
-        Some(self.push(element, Ir::Index { list, index: position, default: None }))
+        Some(self.push(element, Ir::Index { list, index: position }))
     }
 
     /// Makes a key fit a table's key type, checking enum literals.
@@ -295,36 +303,71 @@ impl Checker<'_> {
         }
     }
 
-    /// Converts `id` to `to` where the language allows it implicitly:
-    /// int to decimal, a numeric literal to float, an enum to string.
-    /// Returns `None` (without reporting) when it cannot.
+    /// Whether [`Checker::coerce`] can convert `id` to `to`.
+    fn can_coerce(&self, id: ExprId, to: TypeId) -> bool {
+        let from = self.ty(id);
+        if from == to
+            || (to == T::STRING && self.types.is_stringy(from))
+            || (from == T::INT && to == T::DECIMAL)
+        {
+            return true;
+        }
+        match (self.kind(id), self.types.kind(to)) {
+            (Ir::Const(Const::Int(_) | Const::Decimal(_)), TypeKind::Float) => true,
+            (Ir::Const(Const::String(s)), TypeKind::Enum(values)) => values.contains(s),
+            (Ir::List(items), TypeKind::List(element)) => {
+                items.iter().all(|&item| self.can_coerce(item, *element))
+            }
+            (Ir::Cond { then, otherwise, .. }, _) => {
+                self.can_coerce(*then, to) && self.can_coerce(*otherwise, to)
+            }
+            _ => false,
+        }
+    }
+
+    /// Converts `id` to `to` where the language allows it implicitly: an
+    /// int to a decimal, a numeric literal to a float, an enum to a string,
+    /// a string literal to an enum that lists it, and list literals and
+    /// conditionals whose parts convert. Returns `None` (without
+    /// reporting) when it cannot.
     pub(super) fn coerce(&mut self, id: ExprId, to: TypeId) -> Option<ExprId> {
         let from = self.ty(id);
         if from == to || (to == T::STRING && self.types.is_stringy(from)) {
             return Some(id);
         }
-        match (from, to, self.kind(id).clone()) {
-            (T::INT, T::DECIMAL, Ir::Const(Const::Int(i))) => {
+        if !self.can_coerce(id, to) {
+            return None;
+        }
+        match (from, self.kind(id).clone()) {
+            (T::INT, Ir::Const(Const::Int(i))) if to == T::DECIMAL => {
                 Some(self.push(T::DECIMAL, Ir::Const(Const::Decimal(i.into()))))
             }
-            (T::INT, T::DECIMAL, _) => {
+            (T::INT, _) if to == T::DECIMAL => {
                 Some(self.push(T::DECIMAL, Ir::Unary { op: UnaryOp::IntToDecimal, arg: id }))
             }
-            (T::INT, T::FLOAT, Ir::Const(Const::Int(i))) => {
-                Some(self.push(T::FLOAT, Ir::Const(Const::Float(i as f64))))
-            }
-            (T::DECIMAL, T::FLOAT, Ir::Const(Const::Decimal(d))) => {
+            (_, Ir::Const(Const::Int(i))) => Some(self.push(T::FLOAT, Ir::Const(Const::Float(i as f64)))),
+            (_, Ir::Const(Const::Decimal(d))) => {
                 let f: f64 = d.to_string().parse().ok()?;
                 Some(self.push(T::FLOAT, Ir::Const(Const::Float(f))))
             }
-            (T::STRING, _, Ir::Const(Const::String(s))) if matches!(self.types.kind(to), TypeKind::Enum(v) if v.contains(&s)) => {
-                Some(self.push(to, Ir::Const(Const::String(s))))
+            (_, Ir::Const(Const::String(s))) => Some(self.push(to, Ir::Const(Const::String(s)))),
+            (_, Ir::List(items)) => {
+                let element = self.types.list_element(to)?;
+                let items: Option<Vec<ExprId>> =
+                    items.iter().map(|&item| self.coerce(item, element)).collect();
+                Some(self.push(to, Ir::List(items?)))
+            }
+            (_, Ir::Cond { cond, then, otherwise }) => {
+                let (then, otherwise) = (self.coerce(then, to)?, self.coerce(otherwise, to)?);
+                Some(self.push(to, Ir::Cond { cond, then, otherwise }))
             }
             _ => None,
         }
     }
 
-    /// The type values of `ids` can all convert to, if any.
+    /// The type values of `ids` can all convert to, if any: the first
+    /// operand type every other operand converts to, or `string` for mixed
+    /// strings and enums.
     pub(super) fn common_type(&self, ids: &[ExprId]) -> Result<TypeId, Mix> {
         let first = self.ty(ids[0]);
         if ids.iter().all(|&id| self.ty(id) == first) {
@@ -333,39 +376,51 @@ impl Checker<'_> {
         if ids.iter().all(|&id| self.types.is_stringy(self.ty(id))) {
             return Ok(T::STRING);
         }
-        let numeric = ids.iter().all(|&id| matches!(self.ty(id), T::INT | T::DECIMAL | T::FLOAT));
-        if !numeric {
-            return Err(Mix::Other);
-        }
-        let has = |ty: TypeId| ids.iter().any(|&id| self.ty(id) == ty);
-        if has(T::FLOAT) {
-            let literal = |id: ExprId| matches!(self.kind(id), Ir::Const(_));
-            if ids.iter().all(|&id| self.ty(id) == T::FLOAT || literal(id)) {
-                return Ok(T::FLOAT);
+        for candidate in ids.iter().map(|&id| self.ty(id)) {
+            if ids.iter().all(|&id| self.can_coerce(id, candidate)) {
+                return Ok(candidate);
             }
-            return Err(if has(T::DECIMAL) { Mix::DecimalFloat } else { Mix::Other });
         }
-        Ok(T::DECIMAL)
+        let mentions = |prim: TypeId| ids.iter().any(|&id| self.mentions(self.ty(id), prim));
+        Err(if mentions(T::DECIMAL) && mentions(T::FLOAT) { Mix::DecimalFloat } else { Mix::Other })
+    }
+
+    /// Whether `ty` is `prim` or a list of (lists of) it.
+    fn mentions(&self, ty: TypeId, prim: TypeId) -> bool {
+        ty == prim || self.types.list_element(ty).is_some_and(|element| self.mentions(element, prim))
     }
 
     /// Converts every id to their common type, or reports why not.
-    fn unify(&mut self, ids: &[ExprId], spans: &[Span], what: &str) -> Option<(TypeId, Vec<ExprId>)> {
+    pub(super) fn unify(
+        &mut self,
+        ids: &[ExprId],
+        spans: &[Span],
+        what: &str,
+    ) -> Option<(TypeId, Vec<ExprId>)> {
         match self.common_type(ids) {
             Ok(ty) => {
                 let converted: Option<Vec<ExprId>> = ids.iter().map(|&id| self.coerce(id, ty)).collect();
                 converted.map(|c| (ty, c))
             }
             Err(mix) => {
-                let span = spans[0].to(spans[spans.len() - 1]);
+                // The last operand is where the types part ways; the others
+                // are context.
+                let last = ids.len() - 1;
                 let shown: Vec<String> = ids.iter().map(|&id| self.show(self.ty(id))).collect();
                 let mut d = match mix {
-                    Mix::DecimalFloat => Diagnostic::error(codes::DECIMAL_FLOAT_MIX, span, format!("{what} mixes decimal and float"))
-                        .with_help("money never silently becomes binary floating point: convert with `float(x)` or `decimal(x)`"),
-                    Mix::Other => Diagnostic::error(codes::BAD_OPERANDS, span, format!("{what} has values of different types: {}", shown.join(" and "))),
+                    Mix::DecimalFloat => {
+                        Diagnostic::error(codes::DECIMAL_FLOAT_MIX, spans[last], format!("{what} mixes decimal and float"))
+                            .with_help("money never silently becomes binary floating point: convert with `float(x)` or `decimal(x)`")
+                    }
+                    Mix::Other => Diagnostic::error(
+                        codes::BAD_OPERANDS,
+                        spans[last],
+                        format!("{what} has values of different types: {}", shown.join(" and ")),
+                    ),
                 };
-                d = d.label("these do not have one type");
-                for (&id, &span) in ids.iter().zip(spans) {
-                    d = d.with_label(span, format!("this is {}", self.show(self.ty(id))));
+                d = d.label(format!("this is {}", shown[last]));
+                for (i, &span) in spans.iter().enumerate().take(last) {
+                    d = d.with_label(span, format!("this is {}", shown[i]));
                 }
                 self.error(d);
                 None
@@ -498,11 +553,14 @@ impl Checker<'_> {
         }
         self.enum_literal(element, item, lhs.span)?;
         let item_ty = self.ty(item);
-        let item = if item_ty == element || (self.types.is_stringy(item_ty) && self.types.is_stringy(element))
-        {
-            item
-        } else if let Some(converted) = self.coerce(item, element) {
-            converted
+        let stringy = self.types.is_stringy(item_ty) && self.types.is_stringy(element);
+        let list_of_item = self.types.list_of(item_ty);
+        let (item, list) = if item_ty == element || stringy {
+            (item, list)
+        } else if self.can_coerce(item, element) {
+            (self.coerce(item, element)?, list)
+        } else if self.can_coerce(list, list_of_item) {
+            (item, self.coerce(list, list_of_item)?)
         } else {
             self.error(
                 Diagnostic::error(
@@ -517,23 +575,20 @@ impl Checker<'_> {
         Some(self.push(T::BOOL, Ir::InList { item, list }))
     }
 
+    /// `value ?? default`: `value` is optional, or looks something up
+    /// (`t[k]`, `xs[i]`) whose absence the default stands in for.
     fn coalesce(&mut self, lhs: &Expr, rhs: &Expr) -> Option<ExprId> {
         let value = self.expr(lhs)?;
         let default = self.value(rhs)?;
         let value_ty = self.ty(value);
-        let fallible = match self.kind(value).clone() {
-            Ir::TableGet { table, key, default: None } => Some(Ir::TableGet { table, key, default: None }),
-            Ir::Index { list, index, default: None } => Some(Ir::Index { list, index, default: None }),
-            _ => None,
-        };
-        let target = match (&fallible, self.types.optional_inner(value_ty)) {
-            (Some(_), _) => value_ty,
-            (None, Some(inner)) => inner,
-            (None, None) => {
+        let target = match self.types.optional_inner(value_ty) {
+            Some(inner) => inner,
+            None if self.may_be_missing(value) => value_ty,
+            None => {
                 self.error(
                     Diagnostic::error(codes::NOT_OPTIONAL, lhs.span, format!("`{}` is never absent", self.snippet(lhs.span)))
-                        .label(format!("this is {}, not optional", self.show(value_ty)))
-                        .with_help("`??` takes an optional value, a table lookup `t[k]` or a list index `xs[i]` on its left"),
+                        .label(format!("this is {}, not optional, and looks nothing up", self.show(value_ty)))
+                        .with_help("`??` takes an optional value, or an expression with a table lookup `t[k]` or a list index `xs[i]`"),
                 );
                 return None;
             }
@@ -543,15 +598,21 @@ impl Checker<'_> {
             self.mismatch(rhs.span, target, self.ty(default), "the default of `??`");
             return None;
         };
-        Some(match fallible {
-            Some(Ir::TableGet { table, key, .. }) => {
-                self.push(target, Ir::TableGet { table, key, default: Some(default) })
+        Some(self.push(target, Ir::Coalesce { value, default }))
+    }
+
+    /// Whether evaluating `id` may look up a missing key or index that no
+    /// `??` inside it already catches.
+    fn may_be_missing(&self, id: ExprId) -> bool {
+        let mut stack = vec![id];
+        while let Some(id) = stack.pop() {
+            match self.kind(id) {
+                Ir::TableGet { .. } | Ir::Index { .. } => return true,
+                Ir::Coalesce { default, .. } => stack.push(*default),
+                kind => kind.for_each_child(|child| stack.push(child)),
             }
-            Some(Ir::Index { list, index, .. }) => {
-                self.push(target, Ir::Index { list, index, default: Some(default) })
-            }
-            _ => self.push(target, Ir::Coalesce { value, default }),
-        })
+        }
+        false
     }
 
     fn arithmetic(&mut self, op: Op, lhs: &Expr, rhs: &Expr, span: Span) -> Option<ExprId> {

@@ -88,6 +88,9 @@ pub(crate) struct Checker<'a> {
     scopes: Vec<Scope>,
     used_lets: HashSet<LetId>,
     used_tables: HashSet<TableId>,
+    /// Names whose declaration failed (already reported): their uses are
+    /// not reported again.
+    poisoned: HashSet<String>,
     header: Header,
 }
 
@@ -127,6 +130,7 @@ impl<'a> Checker<'a> {
             scopes: Vec::new(),
             used_lets: HashSet::new(),
             used_tables: HashSet::new(),
+            poisoned: HashSet::new(),
             header: Header {
                 name: String::new(),
                 version: String::new(),

@@ -29,11 +29,7 @@ impl Checker<'_> {
         let verdict = self.verdict(rule);
         let finding = rule.finding.as_ref().map(|f| self.finding(f));
         let effects = self.rule_effects(rule);
-        if rule.deny.is_none()
-            && rule.allow.is_none()
-            && rule.finding.is_none()
-            && rule.effects_span.is_none()
-        {
+        if !rule.has_outcome {
             self.error(
                 Diagnostic::error(
                     codes::NO_OUTCOME,
@@ -181,6 +177,10 @@ impl Checker<'_> {
         let mut ok = true;
         for (name, value) in &rule.effects {
             let Some(index) = self.effects.iter().position(|e| e.name == name.value) else {
+                ok = false;
+                if self.poisoned.contains(&name.value) {
+                    continue;
+                }
                 let known: Vec<String> = self.effects.iter().map(|e| e.name.clone()).collect();
                 self.error(
                     Diagnostic::error(
@@ -192,7 +192,6 @@ impl Checker<'_> {
                     .suggest(&name.value, known.iter().map(String::as_str))
                     .with_help("declare it with its type under `effects:`"),
                 );
-                ok = false;
                 continue;
             };
             let Some(value) = value else {

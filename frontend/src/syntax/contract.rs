@@ -52,6 +52,8 @@ struct Builder<'f, 'd> {
 struct Fields<'n> {
     span: Span,
     entries: &'n [(Node, Node)],
+    /// Whether a key was not among the allowed ones (and was reported).
+    has_unknown: bool,
 }
 
 impl<'n> Fields<'n> {
@@ -86,9 +88,11 @@ impl Builder<'_, '_> {
             self.wrong_shape(node, "a mapping", what);
             return None;
         };
+        let mut has_unknown = false;
         for (key, _) in entries {
             let Some(name) = key.text() else { continue };
             if !allowed.contains(&name) {
+                has_unknown = true;
                 let d = Diagnostic::error(
                     codes::UNKNOWN_KEY,
                     key.span,
@@ -100,7 +104,7 @@ impl Builder<'_, '_> {
                 self.error(d);
             }
         }
-        Some(Fields { span: node.span, entries })
+        Some(Fields { span: node.span, entries, has_unknown })
     }
 
     fn require<'n>(&mut self, fields: &Fields<'n>, key: &str, what: &str) -> Option<&'n Node> {
@@ -175,11 +179,21 @@ impl Builder<'_, '_> {
         };
         match expr::parse(&text) {
             Ok(e) => Some(e),
-            Err(d) => {
+            Err(mut d) => {
+                if self.split_at_comma(node) {
+                    d = d.with_help("YAML ended this expression at a `,` inside `{ ... }` or `[ ... ]`: quote the expression");
+                }
                 self.error(d);
                 None
             }
         }
+    }
+
+    /// Whether a flow collection's `,` cut this plain scalar short.
+    fn split_at_comma(&self, node: &Node) -> bool {
+        let plain = node.as_scalar().is_some_and(|s| s.style == crate::syntax::yaml::Style::Plain);
+        let rest = &self.file.text()[(node.span.end as usize).min(self.file.text().len())..];
+        plain && rest.trim_start_matches([' ', '\t']).starts_with(',')
     }
 
     fn template(&mut self, node: &Node, what: &str) -> Option<Template> {
@@ -206,20 +220,21 @@ impl Builder<'_, '_> {
             c.input_span = input.span;
             c.input = self.record_fields(input, "`input`");
         }
+        // A declaration with a broken part is kept, marked invalid, so
+        // the checker knows the name and stays silent about its uses.
         for (key, value) in self.entries(top.get("tables"), "`tables`") {
-            if let Some(table) = self.table(key, value) {
-                c.tables.push(table);
-            }
+            let kind = self.table(value).unwrap_or(TableDeclKind::Invalid);
+            c.tables.push(TableDecl { name: self.key_ident(key), span: value.span, kind });
         }
         for (key, value) in self.entries(top.get("effects"), "`effects`") {
-            if let Some(effect) = self.effect(key, value) {
-                c.effects.push(effect);
-            }
+            let (ty, combine) = self.effect(value).unwrap_or((invalid_type(value), None));
+            c.effects.push(EffectDecl { name: self.key_ident(key), ty, combine });
         }
         for (key, value) in self.entries(top.get("extern"), "`extern`") {
-            if let Some(decl) = self.extern_decl(key, value) {
-                c.externs.push(decl);
-            }
+            let (params, ret) =
+                self.extern_signature(value).unwrap_or_else(|| (Vec::new(), invalid_type(value)));
+            let text = Spanned::new(value.text().unwrap_or_default().to_string(), value.span);
+            c.externs.push(ExternDecl { name: self.key_ident(key), text, params, ret });
         }
         for (key, value) in self.entries(top.get("let"), "`let`") {
             let value = self.expression(value, "a let");
@@ -243,8 +258,9 @@ impl Builder<'_, '_> {
     fn record_fields(&mut self, node: &Node, what: &str) -> Vec<FieldDecl> {
         self.entries(Some(node), what)
             .iter()
-            .filter_map(|(key, value)| {
-                Some(FieldDecl { name: self.key_ident(key), ty: self.type_expr(value)? })
+            .map(|(key, value)| FieldDecl {
+                name: self.key_ident(key),
+                ty: self.type_expr(value).unwrap_or_else(|| invalid_type(value)),
             })
             .collect()
     }
@@ -289,11 +305,10 @@ impl Builder<'_, '_> {
         }
     }
 
-    fn table(&mut self, key: &Node, node: &Node) -> Option<TableDecl> {
-        let name = self.key_ident(key);
+    fn table(&mut self, node: &Node) -> Option<TableDeclKind> {
         let fields = self.fields(node, "a table", TABLE_KEYS)?;
         let rows = self.require(&fields, "rows", "a table");
-        let kind = if let Some(set) = fields.get("set") {
+        if let Some(set) = fields.get("set") {
             if let Some(span) = fields.key_span("key").or(fields.key_span("value")) {
                 self.error(
                     Diagnostic::error(
@@ -306,42 +321,40 @@ impl Builder<'_, '_> {
                 );
             }
             let element = self.type_expr(set)?;
-            TableDeclKind::Set { element, rows: self.items(rows, "the rows of a set").to_vec() }
-        } else {
-            let key_ty = self.require(&fields, "key", "a table")?;
-            let value_ty = self.require(&fields, "value", "a table")?;
-            let key = self.type_expr(key_ty)?;
-            let value = self.type_expr(value_ty)?;
-            TableDeclKind::Map { key, value, rows: self.entries(rows, "the rows of a table").to_vec() }
-        };
-        Some(TableDecl { name, span: node.span, kind })
+            return Some(TableDeclKind::Set {
+                element,
+                rows: self.items(rows, "the rows of a set").to_vec(),
+            });
+        }
+        let key_ty = self.require(&fields, "key", "a table");
+        let value_ty = self.require(&fields, "value", "a table");
+        let key = self.type_expr(key_ty?)?;
+        let value = self.type_expr(value_ty?)?;
+        Some(TableDeclKind::Map { key, value, rows: self.entries(rows, "the rows of a table").to_vec() })
     }
 
-    fn effect(&mut self, key: &Node, node: &Node) -> Option<EffectDecl> {
-        let name = self.key_ident(key);
-        if node.as_scalar().is_some() {
-            return Some(EffectDecl { name, ty: self.type_expr(node)?, combine: None });
+    /// An effect's type and combine policy: `T` or `{ type: T, combine: P }`.
+    fn effect(&mut self, node: &Node) -> Option<(TypeExpr, Option<Spanned<String>>)> {
+        let structured =
+            node.as_map().is_some_and(|entries| entries.iter().any(|(k, _)| k.text() == Some("type")));
+        if !structured {
+            return Some((self.type_expr(node)?, None));
         }
         let fields = self.fields(node, "an effect", EFFECT_KEYS)?;
         let ty = self.require(&fields, "type", "an effect")?;
         let ty = self.type_expr(ty)?;
         let combine = fields.get("combine").and_then(|n| self.scalar(n, "`combine`"));
-        Some(EffectDecl { name, ty, combine })
+        Some((ty, combine))
     }
 
-    /// `name: "(T1, T2) -> R"`.
-    fn extern_decl(&mut self, key: &Node, node: &Node) -> Option<ExternDecl> {
+    /// An extern's signature, `"(T1, T2) -> R"`.
+    fn extern_signature(&mut self, node: &Node) -> Option<(Vec<TypeExpr>, TypeExpr)> {
         let Some(text) = ScalarText::of(self.file, node) else {
             self.wrong_shape(node, "a signature such as \"(string) -> decimal\"", "an extern");
             return None;
         };
         match signature(&text) {
-            Ok((params, ret)) => Some(ExternDecl {
-                name: self.key_ident(key),
-                text: Spanned::new(text.value.to_string(), node.span),
-                params,
-                ret,
-            }),
+            Ok(sig) => Some(sig),
             Err(d) => {
                 self.error(d);
                 None
@@ -356,8 +369,16 @@ impl Builder<'_, '_> {
             self.require(&fields, "when", "this rule").and_then(|n| self.expression(n, "a rule's `when`"));
         let finding = fields.get("finding").and_then(|n| self.finding(n));
         let mut effects = Vec::new();
+        let mut split = false;
         for (key, value) in self.entries(fields.get("effects"), "a rule's `effects`") {
-            effects.push((self.key_ident(key), self.expression(value, "an effect value")));
+            let ident = self.key_ident(key);
+            if split && !ir::names::is_identifier(&ident.value) {
+                // A piece of an expression YAML split at a comma: already
+                // reported with the part before it.
+                continue;
+            }
+            split |= self.split_at_comma(value);
+            effects.push((ident, self.expression(value, "an effect value")));
         }
         Some(RuleDecl {
             id,
@@ -369,7 +390,8 @@ impl Builder<'_, '_> {
             allow: fields.get("allow").and_then(|n| self.template(n, "`allow`")),
             finding,
             effects,
-            effects_span: fields.key_span("effects"),
+            has_outcome: ["deny", "allow", "finding", "effects"].iter().any(|k| fields.get(k).is_some())
+                || fields.has_unknown,
         })
     }
 
@@ -467,4 +489,9 @@ fn signature(text: &ScalarText<'_>) -> Result<(Vec<TypeExpr>, TypeExpr), Diagnos
     }
     let ret = types::parse(text, arrow + 2, value.len())?;
     Ok((params, ret))
+}
+
+/// The type of a declaration whose written type was already reported.
+fn invalid_type(node: &Node) -> TypeExpr {
+    TypeExpr { span: node.span, kind: TypeExprKind::Invalid }
 }

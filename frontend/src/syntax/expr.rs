@@ -159,6 +159,10 @@ impl Parser<'_, '_> {
 
     /// `cond ? then : otherwise`, the loosest level.
     fn expr(&mut self) -> PResult<Expr> {
+        ir::stack::guard(|| self.conditional())
+    }
+
+    fn conditional(&mut self) -> PResult<Expr> {
         self.nest()?;
         let cond = self.or()?;
         let result = if self.eat(&Tok::Question) {
@@ -318,9 +322,7 @@ impl Parser<'_, '_> {
                 }
                 Tok::LBracket => {
                     let open = self.bump();
-                    self.nest()?;
                     let index = self.expr()?;
-                    self.depth -= 1;
                     let close = self.expect(Tok::RBracket, "`]`", Some(self.span_of(&open)))?;
                     let span = expr.span.to(self.span_of(&close));
                     expr =
@@ -351,7 +353,6 @@ impl Parser<'_, '_> {
     /// `(args)` after a function name; an argument may be a lambda.
     fn call_args(&mut self) -> PResult<(Vec<Expr>, Span)> {
         let open = self.bump();
-        self.nest()?;
         let mut args = Vec::new();
         while self.peek() != &Tok::RParen {
             args.push(self.argument()?);
@@ -360,7 +361,6 @@ impl Parser<'_, '_> {
             }
         }
         let close = self.expect(Tok::RParen, "`,` or `)`", Some(self.span_of(&open)))?;
-        self.depth -= 1;
         Ok((args, self.span_of(&close)))
     }
 
@@ -415,16 +415,13 @@ impl Parser<'_, '_> {
             }
             Tok::LParen => {
                 self.bump();
-                self.nest()?;
                 let inner = self.expr()?;
-                self.depth -= 1;
                 let close = self.expect(Tok::RParen, "`)`", Some(span))?;
                 let span = span.to(self.span_of(&close));
                 Ok(Expr { span, ..inner })
             }
             Tok::LBracket => {
                 self.bump();
-                self.nest()?;
                 let mut items = Vec::new();
                 while self.peek() != &Tok::RBracket {
                     items.push(self.expr()?);
@@ -433,7 +430,6 @@ impl Parser<'_, '_> {
                     }
                 }
                 let close = self.expect(Tok::RBracket, "`,` or `]`", Some(span))?;
-                self.depth -= 1;
                 self.node(span.to(self.span_of(&close)), ExprKind::List(items))
             }
             _ => Err(self.unexpected("an expression")),

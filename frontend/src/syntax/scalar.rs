@@ -111,8 +111,12 @@ fn find_char(source: &str, pos: &mut usize, ch: char, style: Style) -> Option<us
                 'u' => 6,
                 'U' => 10,
                 '\n' => {
-                    // A line continuation produces no character.
+                    // A line continuation produces no character, nor does
+                    // the next line's indentation.
                     *pos = here + 2;
+                    while source[*pos..].starts_with([' ', '\t']) {
+                        *pos += 1;
+                    }
                     continue;
                 }
                 other => 1 + other.len_utf8(),

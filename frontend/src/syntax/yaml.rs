@@ -141,7 +141,15 @@ impl<'f> Reader<'f> {
                 Err(e) => {
                     let at = self.offsets.byte(e.marker().index());
                     let message = format!("invalid YAML: {}", e.info());
-                    self.error(Diagnostic::error(codes::YAML_SYNTAX, Span::at(at), message));
+                    let mut d = Diagnostic::error(codes::YAML_SYNTAX, Span::at(at), message);
+                    if e.info().contains("tag") {
+                        d = d.with_help("an expression that starts with `!` must be quoted: `when: '!matches(x, \"...\")'`");
+                    } else if e.info().contains("mapping values are not allowed") {
+                        d = d.with_help(
+                            "an expression or message with `: ` in it must be quoted: `when: 'a ? b : c'`",
+                        );
+                    }
+                    self.error(d);
                     return None;
                 }
             };
@@ -197,7 +205,8 @@ impl<'f> Reader<'f> {
                 })
             }
             Event::Scalar(value, style, anchor, tag) => {
-                self.refuse_anchor_and_tag(anchor, tag.is_some(), span);
+                let bang = tag.as_ref().is_some_and(|t| t.handle == "!");
+                self.refuse_anchor_and_tag(anchor, tag.is_some(), bang, span);
                 let style = match style {
                     ScalarStyle::Plain => Style::Plain,
                     ScalarStyle::SingleQuoted => Style::SingleQuoted,
@@ -209,11 +218,11 @@ impl<'f> Reader<'f> {
                 self.push_node(node)
             }
             Event::SequenceStart(anchor, tag) => {
-                self.refuse_anchor_and_tag(anchor, tag.is_some(), span);
+                self.refuse_anchor_and_tag(anchor, tag.is_some(), false, span);
                 self.open(Frame::Seq { start: span.start as usize, items: Vec::new() }, span)
             }
             Event::MappingStart(anchor, tag) => {
-                self.refuse_anchor_and_tag(anchor, tag.is_some(), span);
+                self.refuse_anchor_and_tag(anchor, tag.is_some(), false, span);
                 let frame = Frame::Map {
                     start: span.start as usize,
                     entries: Vec::new(),
@@ -243,7 +252,9 @@ impl<'f> Reader<'f> {
         }
     }
 
-    fn refuse_anchor_and_tag(&mut self, anchor: usize, tagged: bool, span: Span) {
+    /// Reports an anchor or a tag; `bang` is a `!name` tag, most likely an
+    /// unquoted expression.
+    fn refuse_anchor_and_tag(&mut self, anchor: usize, tagged: bool, bang: bool, span: Span) {
         if anchor != 0 {
             self.error(
                 Diagnostic::error(codes::YAML_ANCHOR, span, "anchors are not part of the contract language")
@@ -252,12 +263,15 @@ impl<'f> Reader<'f> {
             );
         }
         if tagged {
-            self.error(
-                Diagnostic::error(codes::YAML_TAG, span, "YAML tags are not part of the contract language")
-                    .label("this value has a tag")
+            let d =
+                Diagnostic::error(codes::YAML_TAG, span, "YAML tags are not part of the contract language");
+            self.error(if bang {
+                d.label("YAML reads a leading `!` as a tag")
+                    .with_help("an expression that starts with `!` must be quoted: `when: '!x'`")
+            } else {
+                d.label("this value has a tag")
                     .with_help("remove the tag: a value's type comes from its declaration")
-                    .with_help("an expression that starts with `!` must be quoted: `when: '!x'`"),
-            );
+            });
         }
     }
 

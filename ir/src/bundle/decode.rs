@@ -195,11 +195,6 @@ fn expr(types: &TypeTable, doc: &ExprDoc) -> Result<Expr> {
             Err(format!("`{}` takes {n} arguments, got {}", doc.op, args.len()))
         }
     };
-    let optional_default = |n: usize| match args.len() {
-        len if len == n => Ok(None),
-        len if len == n + 1 => Ok(Some(args[n])),
-        len => Err(format!("`{}` takes {n} or {} arguments, got {len}", doc.op, n + 1)),
-    };
     let op = doc.op.as_str();
     let kind = if let Some(name) = op.strip_prefix("fn.") {
         let func = Builtin::from_name(name).ok_or_else(|| format!("unknown function `{name}`"))?;
@@ -262,16 +257,16 @@ fn expr(types: &TypeTable, doc: &ExprDoc) -> Result<Expr> {
                 ExprKind::Present(args[0])
             }
             "table.get" => {
-                let default = optional_default(1)?;
-                ExprKind::TableGet { table: TableId(index()?), key: args[0], default }
+                arity(1)?;
+                ExprKind::TableGet { table: TableId(index()?), key: args[0] }
             }
             "table.has" => {
                 arity(1)?;
                 ExprKind::TableHas { table: TableId(index()?), key: args[0] }
             }
             "index" => {
-                let default = optional_default(2)?;
-                ExprKind::Index { list: args[0], index: args[1], default }
+                arity(2)?;
+                ExprKind::Index { list: args[0], index: args[1] }
             }
             "in" => {
                 arity(2)?;
