@@ -5,8 +5,11 @@
 //! request is wrong (diagnostics were printed), 2 usage, configuration or
 //! I/O errors.
 
+mod batch;
 mod commands;
+mod explain;
 mod inputs;
+mod targets;
 
 use std::process::ExitCode;
 
@@ -40,6 +43,8 @@ enum Command {
     Check(commands::check::Args),
     Compile(commands::compile::Args),
     Inspect(commands::inspect::Args),
+    Eval(commands::eval::Args),
+    Test(commands::test::Args),
 }
 
 fn main() -> ExitCode {
@@ -48,6 +53,8 @@ fn main() -> ExitCode {
         Command::Check(args) => commands::check::run(args),
         Command::Compile(args) => commands::compile::run(args),
         Command::Inspect(args) => commands::inspect::run(args),
+        Command::Eval(args) => commands::eval::run(args),
+        Command::Test(args) => commands::test::run(args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

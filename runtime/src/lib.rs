@@ -1,4 +1,34 @@
-//! The runtime: values, the interpreter and the `Engine` API over bundles.
+//! rulec's runtime: evaluates verified bundles.
 //!
-//! Not yet built: issue 3 fills this crate. It depends on `ir` only and
-//! never on Cranelift.
+//! - [`data`] and [`layout`]: inputs and constants as flat slot arrays;
+//! - [`request`]: requests validated against the schema while parsed;
+//! - [`program`]: a contract prepared for evaluation (slots resolved,
+//!   tables indexed, regexes compiled);
+//! - [`interp`]: the interpreter, the reference semantics;
+//! - [`ops`]: the semantics of every operator and built-in, shared with
+//!   the JIT so the two engines cannot drift;
+//! - [`result`]: the result and its JSON form;
+//! - [`engine`]: the embedding API (`Engine`, `Contract`).
+//!
+//! This crate depends on `ir` only: never on the compiler front end or on
+//! Cranelift.
+
+pub mod contract_tests;
+pub mod data;
+pub mod engine;
+pub mod error;
+pub mod host;
+pub mod interp;
+pub mod layout;
+pub mod ops;
+pub mod program;
+pub mod request;
+pub mod result;
+pub mod value;
+
+pub use engine::{Contract, Engine, EngineBuilder, EvaluateError, Jit, LoadError, Request};
+pub use error::EvalError;
+pub use host::{HostFn, HostType, HostValue, Signature};
+pub use ir::{Bundle, BundleError};
+pub use request::{Envelope, InvalidInput};
+pub use result::Evaluation;

@@ -2,7 +2,9 @@
 
 pub mod check;
 pub mod compile;
+pub mod eval;
 pub mod inspect;
+pub mod test;
 
 use std::path::Path;
 

@@ -1,0 +1,131 @@
+//! `rulec eval`: evaluate requests (or, in batch mode, bare input records)
+//! against contracts and print one result line each, in order.
+
+use std::io::{BufRead, BufWriter, Write};
+use std::path::PathBuf;
+
+use runtime::{Engine, Jit};
+
+use crate::targets::{self, Loaded};
+use crate::{Failure, Outcome, batch, explain};
+
+/// Which engine evaluates.
+#[derive(clap::ValueEnum, Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub enum EngineChoice {
+    /// The interpreter.
+    Interp,
+    /// Native code from the JIT, compiled at load.
+    Jit,
+    /// Interpret until a contract is hot, then switch to native code.
+    #[default]
+    Auto,
+}
+
+/// Evaluate requests against contracts: one JSON result line per request.
+#[derive(clap::Args, Debug)]
+#[command(after_help = "Examples:\n  \
+    rulec eval examples/contracts/ --request examples/requests/acme.payments.transfer.ndjson\n  \
+    cat requests.ndjson | rulec eval transfer.bundle.json --engine interp\n  \
+    rulec eval transfer.yaml --request req.json --explain\n  \
+    rulec eval transfer.yaml --input records.ndjson --channel batch --output results.ndjson")]
+pub struct Args {
+    /// A contract (`.yaml`), a bundle (`.bundle.json`) or a folder of either.
+    target: PathBuf,
+    /// Requests: one JSON request, or NDJSON (one per line). Default: NDJSON on stdin.
+    #[arg(long, value_name = "FILE", conflicts_with = "input")]
+    request: Option<PathBuf>,
+    #[arg(long, value_enum, default_value_t)]
+    engine: EngineChoice,
+    /// Explain each decision: rules applied and fired, conditions and lets.
+    #[arg(long, conflicts_with = "input")]
+    explain: bool,
+    /// Batch mode: bare input records, one JSON object per line.
+    #[arg(long, value_name = "FILE", requires = "channel")]
+    input: Option<PathBuf>,
+    /// Batch mode: the channel every record comes from.
+    #[arg(long)]
+    channel: Option<String>,
+    /// Batch mode: where results go (default stdout).
+    #[arg(long, value_name = "FILE", requires = "input")]
+    output: Option<PathBuf>,
+    /// Batch mode: worker threads (default: the number of cores).
+    #[arg(long, requires = "input")]
+    threads: Option<usize>,
+    /// Batch mode: the input format (by extension when not given).
+    #[arg(long, value_enum, requires = "input")]
+    input_format: Option<batch::InputFormat>,
+}
+
+pub fn run(args: Args) -> Outcome {
+    let engine = engine(args.engine);
+    let loaded = targets::load(&engine, std::slice::from_ref(&args.target))?;
+    if let Some(input) = &args.input {
+        let settings = batch::Settings {
+            input: input.clone(),
+            output: args.output.clone(),
+            channel: args.channel.clone(),
+            threads: args.threads,
+            format: args.input_format,
+        };
+        return batch::run(&loaded, &settings);
+    }
+    let lines = request_lines(args.request.as_ref())?;
+    if args.explain {
+        return explain::run(&loaded, lines);
+    }
+    evaluate_stream(&loaded, lines)
+}
+
+/// The engine for a choice; until the JIT exists, `jit` and `auto` say so
+/// once and interpret.
+pub fn engine(choice: EngineChoice) -> Engine {
+    if choice != EngineChoice::Interp {
+        anstream::eprintln!("note: the JIT is not built yet; `--engine {choice:?}` runs the interpreter");
+    }
+    let jit = match choice {
+        EngineChoice::Interp => Jit::Off,
+        EngineChoice::Jit => Jit::On,
+        EngineChoice::Auto => Jit::Auto,
+    };
+    Engine::builder().jit(jit).build()
+}
+
+/// Requests as lines: a file holding one JSON request (even pretty-printed)
+/// or NDJSON, or NDJSON streamed from stdin.
+pub fn request_lines(
+    file: Option<&PathBuf>,
+) -> Result<Box<dyn Iterator<Item = std::io::Result<String>>>, Failure> {
+    match file {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| Failure::Usage(format!("cannot read {}: {e}", path.display())))?;
+            if let Ok(value) = serde_json::from_str::<serde_json::Value>(&text)
+                && value.is_object()
+            {
+                return Ok(Box::new(std::iter::once(Ok(value.to_string()))));
+            }
+            let lines: Vec<std::io::Result<String>> = text.lines().map(|l| Ok(l.to_string())).collect();
+            Ok(Box::new(lines.into_iter()))
+        }
+        None => Ok(Box::new(std::io::stdin().lock().lines())),
+    }
+}
+
+fn evaluate_stream(loaded: &Loaded, lines: Box<dyn Iterator<Item = std::io::Result<String>>>) -> Outcome {
+    let stdout = std::io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    let mut buffer = Vec::with_capacity(1024);
+    let mut all_valid = true;
+    for line in lines {
+        let line = line.map_err(|e| Failure::Usage(format!("cannot read requests: {e}")))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        buffer.clear();
+        all_valid &= loaded.evaluate_line(&line, &mut buffer);
+        buffer.push(b'\n');
+        out.write_all(&buffer).map_err(|e| Failure::Usage(format!("cannot write results: {e}")))?;
+    }
+    out.flush().map_err(|e| Failure::Usage(format!("cannot write results: {e}")))?;
+    if all_valid { Ok(()) } else { Err(Failure::Reported) }
+}

@@ -1,0 +1,74 @@
+//! Running a contract's own `tests:` (kept in its bundle): each test's
+//! request is evaluated and every expectation it states is compared.
+
+use crate::engine::{Contract, Request};
+use crate::request::Input;
+use crate::result::Evaluation;
+
+/// One test's outcome: what differed (nothing when it passed).
+#[derive(Clone, PartialEq, Debug)]
+pub struct TestOutcome {
+    pub name: String,
+    pub failures: Vec<String>,
+}
+
+impl TestOutcome {
+    pub fn passed(&self) -> bool {
+        self.failures.is_empty()
+    }
+}
+
+/// Runs every test of `contract` with the interpreter.
+pub fn run(contract: &Contract) -> Vec<TestOutcome> {
+    contract.ir().tests.iter().map(|test| run_one(contract, test)).collect()
+}
+
+fn run_one(contract: &Contract, test: &ir::TestCase) -> TestOutcome {
+    let mut failures = Vec::new();
+    let now = test.now.map(ir::time::format_timestamp);
+    let input_text = test.input.to_string();
+    let request = contract
+        .context(test.channel.as_deref(), test.component.as_deref(), now.as_deref())
+        .and_then(|context| Ok((context, Input::parse(contract.program(), &input_text)?)));
+    match request {
+        Err(invalid) => failures.push(format!("the test's request is invalid: {invalid}")),
+        Ok((context, input)) => match contract.evaluate(&Request::new(contract, context, input)) {
+            Ok(result) => compare(&test.expect, &result, &mut failures),
+            Err(e) => failures.push(e.to_string()),
+        },
+    }
+    TestOutcome { name: test.name.clone(), failures }
+}
+
+/// Appends a line per expectation the result does not meet.
+pub fn compare(expect: &ir::TestExpect, result: &Evaluation<'_>, failures: &mut Vec<String>) {
+    if let Some(decision) = expect.decision
+        && decision != result.decision
+    {
+        failures.push(format!("decision: expected {}, got {}", decision.name(), result.summary()));
+    }
+    let list = |name: &str, expected: &Option<Vec<String>>, got: Vec<&str>, failures: &mut Vec<String>| {
+        if let Some(expected) = expected
+            && *expected != got
+        {
+            failures.push(format!("{name}: expected [{}], got [{}]", expected.join(", "), got.join(", ")));
+        }
+    };
+    list("reasons", &expect.reasons, result.reasons.iter().map(|r| r.rule).collect(), failures);
+    list("findings", &expect.findings, result.findings.iter().map(|f| f.code).collect(), failures);
+    list("errors", &expect.errors, result.errors.iter().map(|e| e.rule).collect(), failures);
+    if let Some(expected) = &expect.effects {
+        let got =
+            serde_json::to_value(result).ok().and_then(|v| v.get("effects").cloned()).unwrap_or_default();
+        if *expected != got {
+            failures.push(format!("effects: expected {expected}, got {got}"));
+        }
+    }
+    if !result.errors.is_empty() && expect.errors.is_none() {
+        let messages: Vec<String> =
+            result.errors.iter().map(|e| format!("{}: {}", e.rule, e.message)).collect();
+        if !failures.is_empty() {
+            failures.push(format!("(evaluation errors: {})", messages.join("; ")));
+        }
+    }
+}

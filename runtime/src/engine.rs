@@ -1,0 +1,362 @@
+//! The embedding API: an [`Engine`] loads bundles into [`Contract`]s, which
+//! validate requests and evaluate them. Contracts are `Send + Sync` and
+//! shared through `Arc`.
+//!
+//! ```no_run
+//! # fn demo(bytes: &[u8], request_json: &str) -> Result<(), Box<dyn std::error::Error>> {
+//! use runtime::{Bundle, Engine, Jit};
+//! let bundle = Bundle::from_json(bytes)?;
+//! let engine = Engine::builder().jit(Jit::Auto).build();
+//! let contract = engine.load(bundle)?;
+//! let request = contract.request(request_json)?;
+//! let result = contract.evaluate(&request)?;
+//! println!("{}", String::from_utf8_lossy(&result.to_json()));
+//! # Ok(()) }
+//! ```
+
+use std::fmt;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use ir::{Bundle, ChannelId, ComponentId};
+
+use crate::host::{HostFn, HostValue, Signature, matches_type};
+use crate::interp::{self, Context};
+use crate::program::Program;
+use crate::request::{Envelope, Input, InvalidInput};
+use crate::result::{Evaluation, RuleTrace};
+
+/// When contracts run as native code.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub enum Jit {
+    /// Always interpret.
+    Off,
+    /// Compile to native code at load.
+    On,
+    /// Interpret until a contract is hot, then compile in the background.
+    #[default]
+    Auto,
+}
+
+/// Builds an [`Engine`].
+#[derive(Debug, Default)]
+pub struct EngineBuilder {
+    jit: Jit,
+    hosts: Vec<HostFn>,
+}
+
+impl EngineBuilder {
+    pub fn jit(mut self, jit: Jit) -> Self {
+        self.jit = jit;
+        self
+    }
+
+    /// Registers a host function under `name` with `signature`
+    /// (`"(string) -> decimal"`).
+    pub fn host_function(
+        mut self,
+        name: &str,
+        signature: &str,
+        callback: impl Fn(&[HostValue]) -> Result<HostValue, String> + Send + Sync + 'static,
+    ) -> Result<Self, String> {
+        let signature: Signature = signature.parse()?;
+        self.hosts.retain(|h| h.name != name);
+        self.hosts.push(HostFn::new(name, signature, callback));
+        Ok(self)
+    }
+
+    pub fn build(self) -> Engine {
+        Engine { jit: self.jit, hosts: self.hosts }
+    }
+}
+
+/// Loads contracts with a fixed set of host functions and JIT policy.
+#[derive(Debug, Default)]
+pub struct Engine {
+    jit: Jit,
+    hosts: Vec<HostFn>,
+}
+
+/// Why a bundle could not be loaded into an engine.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct LoadError {
+    pub message: String,
+}
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for LoadError {}
+
+/// Why a request could not be evaluated.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum EvaluateError {
+    /// The request was validated for another contract.
+    WrongContract { expected: String },
+}
+
+impl fmt::Display for EvaluateError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EvaluateError::WrongContract { expected } => {
+                write!(f, "the request was validated for another contract than `{expected}`")
+            }
+        }
+    }
+}
+
+impl std::error::Error for EvaluateError {}
+
+static NEXT_CONTRACT_ID: AtomicU64 = AtomicU64::new(1);
+
+impl Engine {
+    pub fn builder() -> EngineBuilder {
+        EngineBuilder::default()
+    }
+
+    pub fn jit(&self) -> Jit {
+        self.jit
+    }
+
+    /// Prepares a (verified) bundle; fails when it needs a host function
+    /// this engine does not provide, naming it.
+    pub fn load(&self, bundle: Bundle) -> Result<Arc<Contract>, LoadError> {
+        let contract = bundle.contract_arc();
+        let mut hosts = Vec::with_capacity(contract.externs.len());
+        for ext in &contract.externs {
+            let declared = describe(&contract, ext);
+            let Some(host) = self.hosts.iter().find(|h| h.name == ext.name) else {
+                return Err(LoadError {
+                    message: format!(
+                        "contract `{}` needs the host function `{}: {declared}`, which this engine does not provide",
+                        contract.name, ext.name
+                    ),
+                });
+            };
+            let fits = host.signature.params.len() == ext.params.len()
+                && ext
+                    .params
+                    .iter()
+                    .zip(&host.signature.params)
+                    .all(|(p, h)| matches_type(&contract.types, *p, h))
+                && matches_type(&contract.types, ext.ret, &host.signature.ret);
+            if !fits {
+                return Err(LoadError {
+                    message: format!(
+                        "contract `{}` declares `{}: {declared}`, but the engine's host function is `{}`",
+                        contract.name, ext.name, host.signature
+                    ),
+                });
+            }
+            hosts.push(host.clone());
+        }
+        let program = Program::new(contract).map_err(|message| LoadError { message })?;
+        let id = NEXT_CONTRACT_ID.fetch_add(1, Ordering::Relaxed);
+        Ok(Arc::new(Contract { id, hash: bundle.hash().to_string(), program, hosts }))
+    }
+}
+
+fn describe(contract: &ir::Contract, ext: &ir::Extern) -> String {
+    let params: Vec<String> = ext.params.iter().map(|p| contract.types.display(*p).to_string()).collect();
+    format!("({}) -> {}", params.join(", "), contract.types.display(ext.ret))
+}
+
+/// A loaded contract, ready to evaluate requests from any thread.
+#[derive(Debug)]
+pub struct Contract {
+    id: u64,
+    hash: String,
+    program: Program,
+    hosts: Vec<HostFn>,
+}
+
+/// A request validated for one contract.
+#[derive(Debug)]
+pub struct Request<'r> {
+    contract_id: u64,
+    pub context: Context,
+    pub input: Input<'r>,
+}
+
+impl<'r> Request<'r> {
+    /// A request from an already resolved context and validated input.
+    pub fn new(contract: &Contract, context: Context, input: Input<'r>) -> Request<'r> {
+        Request { contract_id: contract.id, context, input }
+    }
+}
+
+impl Contract {
+    pub fn name(&self) -> &str {
+        &self.program.contract.name
+    }
+
+    pub fn version(&self) -> &str {
+        &self.program.contract.version
+    }
+
+    /// The bundle's content hash.
+    pub fn hash(&self) -> &str {
+        &self.hash
+    }
+
+    pub fn ir(&self) -> &ir::Contract {
+        &self.program.contract
+    }
+
+    pub fn program(&self) -> &Program {
+        &self.program
+    }
+
+    /// Validates a request's JSON text (LANGUAGE.md's request shape).
+    pub fn request<'r>(&self, text: &'r str) -> Result<Request<'r>, InvalidInput> {
+        let envelope = Envelope::parse(text)?;
+        self.request_from(&envelope)
+    }
+
+    /// Validates a request whose envelope is already parsed (for routing
+    /// among several contracts).
+    pub fn request_from<'r>(&self, envelope: &Envelope<'r>) -> Result<Request<'r>, InvalidInput> {
+        if let Some(name) = &envelope.contract
+            && name != self.name()
+        {
+            return Err(InvalidInput::one(
+                "contract",
+                format!("the request is for `{name}`, not `{}`", self.name()),
+            ));
+        }
+        let context = self.context(
+            envelope.channel.as_deref(),
+            envelope.component.as_deref(),
+            envelope.now.as_deref(),
+        )?;
+        let Some(input) = envelope.input else {
+            return Err(InvalidInput::one("input", "missing"));
+        };
+        let input = Input::parse(&self.program, input.get())?;
+        Ok(Request { contract_id: self.id, context, input })
+    }
+
+    /// Validates a bare input record (batch evaluation) on `channel`.
+    pub fn request_from_input<'r>(
+        &self,
+        input: &'r str,
+        channel: Option<&str>,
+    ) -> Result<Request<'r>, InvalidInput> {
+        let context = self.context(channel, None, None)?;
+        let input = Input::parse(&self.program, input)?;
+        Ok(Request { contract_id: self.id, context, input })
+    }
+
+    /// Resolves a request's channel, component and time.
+    pub fn context(
+        &self,
+        channel: Option<&str>,
+        component: Option<&str>,
+        now: Option<&str>,
+    ) -> Result<Context, InvalidInput> {
+        let c = &self.program.contract;
+        let mut details = Vec::new();
+        let mut problem =
+            |path: &str, message: String| details.push(crate::request::Detail { path: path.into(), message });
+        let channel = match (channel, c.channels.is_empty()) {
+            (None, true) => None,
+            (None, false) => {
+                problem(
+                    "channel",
+                    format!("missing: the contract declares channels ({})", c.channels.join(", ")),
+                );
+                None
+            }
+            (Some(name), _) => {
+                let found = c.channel_by_name(name);
+                if found.is_none() {
+                    let known =
+                        if c.channels.is_empty() { "none".to_string() } else { c.channels.join(", ") };
+                    problem("channel", format!("unknown channel `{name}` (declared: {known})"));
+                }
+                found
+            }
+        };
+        let component = match component {
+            None => None,
+            Some(name) => {
+                let found = c.component_by_name(name);
+                if found.is_none() {
+                    let known =
+                        if c.components.is_empty() { "none".to_string() } else { c.components.join(", ") };
+                    problem("component", format!("unknown component `{name}` (declared: {known})"));
+                }
+                found
+            }
+        };
+        let now = match now.map(ir::time::parse_timestamp) {
+            None => None,
+            Some(Ok(nanos)) => Some(nanos),
+            Some(Err(message)) => {
+                problem("now", message);
+                None
+            }
+        };
+        if !details.is_empty() {
+            return Err(InvalidInput { details });
+        }
+        Ok(Context { channel, component, now })
+    }
+
+    fn check_request(&self, request: &Request<'_>) -> Result<(), EvaluateError> {
+        if request.contract_id == self.id {
+            Ok(())
+        } else {
+            Err(EvaluateError::WrongContract { expected: self.name().to_string() })
+        }
+    }
+
+    /// Evaluates a validated request.
+    pub fn evaluate(&self, request: &Request<'_>) -> Result<Evaluation<'_>, EvaluateError> {
+        self.check_request(request)?;
+        Ok(interp::evaluate(&self.program, &self.hosts, &request.context, &request.input))
+    }
+
+    /// Evaluates and traces every rule, for `rulec eval --explain`.
+    pub fn explain(&self, request: &Request<'_>) -> Result<(Evaluation<'_>, Vec<RuleTrace>), EvaluateError> {
+        self.check_request(request)?;
+        Ok(interp::explain(&self.program, &self.hosts, &request.context, &request.input))
+    }
+
+    /// Evaluates many requests in one call, appending results in order.
+    pub fn evaluate_batch<'c>(
+        &'c self,
+        requests: &[Request<'_>],
+        results: &mut Vec<Evaluation<'c>>,
+    ) -> Result<(), EvaluateError> {
+        results.reserve(requests.len());
+        for request in requests {
+            results.push(self.evaluate(request)?);
+        }
+        Ok(())
+    }
+
+    /// JSON request bytes to JSON result bytes (or the invalid-input line).
+    pub fn evaluate_json(&self, text: &str, out: &mut Vec<u8>) {
+        match self.request(text) {
+            Ok(request) => match self.evaluate(&request) {
+                Ok(result) => result.write_json(out),
+                Err(e) => out.extend_from_slice(InvalidInput::one("", e.to_string()).to_json().as_slice()),
+            },
+            Err(invalid) => out.extend_from_slice(&invalid.to_json()),
+        }
+    }
+
+    /// The channel called `name`, if declared.
+    pub fn channel(&self, name: &str) -> Option<ChannelId> {
+        self.program.contract.channel_by_name(name)
+    }
+
+    /// The component called `name`, if declared.
+    pub fn component(&self, name: &str) -> Option<ComponentId> {
+        self.program.contract.component_by_name(name)
+    }
+}

@@ -1,0 +1,76 @@
+//! Evaluation errors: what went wrong in a rule or let, never a panic.
+//!
+//! A *missing* key or index is kept apart ([`Fault::Missing`]) because
+//! `??` catches it; everything else is an [`EvalError`] that becomes an
+//! entry of the result's `errors`.
+
+use std::fmt;
+
+/// Why evaluating an expression stopped.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Fault {
+    /// A table key or list index that is not there; `??` catches it.
+    Missing(String),
+    /// Any other evaluation error.
+    Error(EvalError),
+}
+
+impl From<EvalError> for Fault {
+    fn from(error: EvalError) -> Fault {
+        Fault::Error(error)
+    }
+}
+
+impl Fault {
+    /// The error an uncaught fault becomes.
+    pub fn into_error(self) -> EvalError {
+        match self {
+            Fault::Missing(what) => EvalError::Missing(what),
+            Fault::Error(error) => error,
+        }
+    }
+}
+
+/// An evaluation error, with what the result's `errors` entry says.
+#[derive(Clone, Debug, PartialEq)]
+pub enum EvalError {
+    /// An int, decimal, timestamp or duration result out of range.
+    Overflow(&'static str),
+    DivisionByZero,
+    /// A float result that is infinite or not a number.
+    NotFinite(&'static str),
+    /// A conversion (`int("x")`, `timestamp(...)`) that failed.
+    Conversion(String),
+    /// An argument out of its domain (`round(x, 40)`, vectors of
+    /// different lengths).
+    Argument(String),
+    /// A table key or list index not there, and not caught by `??`.
+    Missing(String),
+    /// A host function that failed (or panicked).
+    Host {
+        name: String,
+        message: String,
+    },
+    /// An error inside a let or a referenced rule.
+    In {
+        what: String,
+        error: Box<EvalError>,
+    },
+}
+
+impl fmt::Display for EvalError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EvalError::Overflow(what) => write!(f, "{what} overflow"),
+            EvalError::DivisionByZero => f.write_str("division by zero"),
+            EvalError::NotFinite(what) => write!(f, "{what} is not a finite number"),
+            EvalError::Conversion(message) | EvalError::Argument(message) | EvalError::Missing(message) => {
+                f.write_str(message)
+            }
+            EvalError::Host { name, message } => write!(f, "host function `{name}` failed: {message}"),
+            EvalError::In { what, error } => write!(f, "{what}: {error}"),
+        }
+    }
+}
+
+pub type EvalResult<T> = Result<T, EvalError>;

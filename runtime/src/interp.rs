@@ -1,0 +1,881 @@
+//! The interpreter: the reference semantics of LANGUAGE.md's Evaluation.
+//!
+//! It walks the prepared nodes of a [`Program`]. Lets are computed at most
+//! once, when first used; a rule's condition is computed once, whether for
+//! its own turn or for a `rules.<id>` reference. Errors never panic: they
+//! become [`Fault`]s, which `??` may catch (a missing key or index) and
+//! which otherwise become the rule's entry in `errors`.
+
+use std::cmp::Ordering;
+use std::rc::Rc;
+
+use ir::{
+    BinaryOp, Builtin, ChannelId, Combine, ComponentId, DecisionMode, LambdaKind, OnError, RuleId, TypeId,
+    TypeTable, UnaryOp, Verdict,
+};
+use rust_decimal::Decimal;
+
+use crate::data::RecordRef;
+use crate::error::{EvalError, Fault};
+use crate::host::{HostFn, HostValue};
+use crate::ops;
+use crate::program::{CmpKind, Node, NodeId, Program};
+use crate::request::Input;
+use crate::result::{EffectResult, ErrorEntry, Evaluation, FindingResult, Owned, Reason, RuleTrace};
+use crate::value::{Schema, Value, read, render};
+
+/// The request-level settings of one evaluation.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Context {
+    pub channel: Option<ChannelId>,
+    pub component: Option<ComponentId>,
+    /// What `now()` returns; the clock when absent.
+    pub now: Option<i64>,
+}
+
+/// Evaluates a request's input and builds its result.
+pub fn evaluate<'p>(
+    program: &'p Program,
+    hosts: &'p [HostFn],
+    context: &Context,
+    input: &Input<'_>,
+) -> Evaluation<'p> {
+    let mut frame = Frame::new(program, hosts, context, input.record());
+    frame.run(context)
+}
+
+/// Evaluates and also traces each rule for `--explain`.
+pub fn explain<'p>(
+    program: &'p Program,
+    hosts: &'p [HostFn],
+    context: &Context,
+    input: &Input<'_>,
+) -> (Evaluation<'p>, Vec<RuleTrace>) {
+    let mut frame = Frame::new(program, hosts, context, input.record());
+    let evaluation = frame.run(context);
+    let traces =
+        (0..program.contract.rules.len()).map(|i| frame.trace(context, RuleId::from_index(i))).collect();
+    (evaluation, traces)
+}
+
+/// A let or rule condition's state during one evaluation.
+#[derive(Clone, Debug)]
+enum Memo<T> {
+    Todo,
+    Busy,
+    Done(T),
+    Failed(EvalError),
+}
+
+/// What a fired rule produced.
+struct Fired<'a> {
+    rule: RuleId,
+    message: Option<String>,
+    finding: Option<String>,
+    effects: Vec<(usize, Value<'a>)>,
+}
+
+/// One evaluation: `'p` is the program's lifetime (names in the result),
+/// `'a` the shorter one of the values (the input's).
+struct Frame<'p, 'a> {
+    p: &'p Program,
+    schema: Schema<'p>,
+    hosts: &'p [HostFn],
+    input: RecordRef<'a>,
+    now: Option<i64>,
+    lets: Vec<Memo<Value<'a>>>,
+    rules: Vec<Memo<bool>>,
+    locals: Vec<Value<'a>>,
+    depth: u32,
+}
+
+/// Grow the stack (if needed) every this many nested nodes.
+const STACK_CHECK_EVERY: u32 = 32;
+
+impl<'p: 'a, 'a> Frame<'p, 'a> {
+    fn new(p: &'p Program, hosts: &'p [HostFn], context: &Context, input: RecordRef<'a>) -> Self {
+        let c = &p.contract;
+        Frame {
+            p,
+            schema: p.schema(),
+            hosts,
+            input,
+            now: context.now,
+            lets: vec![Memo::Todo; c.lets.len()],
+            rules: vec![Memo::Todo; c.rules.len()],
+            locals: vec![Value::Absent; c.locals.len()],
+            depth: 0,
+        }
+    }
+
+    fn applies(&self, context: &Context, rule: &ir::Rule) -> bool {
+        let channel_ok = match (&rule.channels, context.channel) {
+            (None, _) => true,
+            (Some(channels), Some(channel)) => channels.contains(&channel),
+            (Some(_), None) => false,
+        };
+        channel_ok && context.component.is_none_or(|component| rule.component == Some(component))
+    }
+
+    /// Runs the rules under the contract's decision mode.
+    fn run(&mut self, context: &Context) -> Evaluation<'p> {
+        let c: &'p ir::Contract = &self.p.contract;
+        let mut fired: Vec<Fired<'a>> = Vec::new();
+        let mut errors: Vec<ErrorEntry<'p>> = Vec::new();
+        let mut effects: Vec<Option<Value<'a>>> = vec![None; c.effects.len()];
+        let mut failed_closed = false;
+        let mut decided: Option<RuleId> = None;
+        for (i, rule) in c.rules.iter().enumerate() {
+            if !self.applies(context, rule) {
+                continue;
+            }
+            let id = RuleId::from_index(i);
+            let outcome =
+                self.fired(id).and_then(|yes| if yes { self.outcomes(id).map(Some) } else { Ok(None) });
+            let outcome = outcome.and_then(|f| match f {
+                Some(f) => self.combine(&mut effects, &f).map(|()| Some(f)),
+                None => Ok(None),
+            });
+            match outcome {
+                Ok(None) => {}
+                Ok(Some(f)) => {
+                    let verdict = rule.verdict.is_some();
+                    fired.push(f);
+                    if verdict && c.decision == DecisionMode::FirstMatch {
+                        decided = Some(id);
+                        break;
+                    }
+                }
+                Err(error) => {
+                    errors.push(ErrorEntry { rule: &rule.name, message: error.to_string() });
+                    if c.on_error == OnError::Deny {
+                        failed_closed = true;
+                        if c.decision == DecisionMode::FirstMatch {
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        self.result(fired, effects, errors, failed_closed, decided)
+    }
+
+    /// Builds the result from the fired rules.
+    fn result(
+        &self,
+        fired: Vec<Fired<'a>>,
+        effects: Vec<Option<Value<'a>>>,
+        errors: Vec<ErrorEntry<'p>>,
+        failed_closed: bool,
+        decided: Option<RuleId>,
+    ) -> Evaluation<'p> {
+        let c: &'p ir::Contract = &self.p.contract;
+        let verdict_of = |f: &Fired<'_>| c.rules[f.rule.index()].verdict.as_ref().map(|v| v.verdict);
+        let any = |v: Verdict| fired.iter().any(|f| verdict_of(f) == Some(v));
+        let decision = match decided {
+            Some(rule) => c.rules[rule.index()].verdict.as_ref().map_or(c.default, |v| v.verdict),
+            None if failed_closed || any(Verdict::Deny) => Verdict::Deny,
+            None if any(Verdict::Allow) => Verdict::Allow,
+            None => c.default,
+        };
+        let mut reasons = Vec::new();
+        let mut findings = Vec::new();
+        for f in fired {
+            let rule = &c.rules[f.rule.index()];
+            if let (Some(message), Some(v)) = (f.message, &rule.verdict)
+                && v.verdict == decision
+            {
+                reasons.push(Reason { rule: &rule.name, outcome: v.verdict, message });
+            }
+            if let (Some(message), Some(finding)) = (f.finding, &rule.finding) {
+                findings.push(FindingResult {
+                    rule: &rule.name,
+                    code: &finding.code,
+                    severity: finding.severity.name(),
+                    message,
+                });
+            }
+        }
+        let effects = effects
+            .into_iter()
+            .enumerate()
+            .filter_map(|(i, value)| {
+                let effect = &c.effects[i];
+                value.map(|v| EffectResult { name: &effect.name, value: self.owned(effect.ty, &v) })
+            })
+            .collect();
+        Evaluation { contract: &c.name, version: &c.version, decision, reasons, findings, effects, errors }
+    }
+
+    /// Whether a rule's condition holds, computed once.
+    fn fired(&mut self, id: RuleId) -> Result<bool, EvalError> {
+        match &self.rules[id.index()] {
+            Memo::Done(b) => return Ok(*b),
+            Memo::Failed(e) => return Err(e.clone()),
+            Memo::Busy => return Err(EvalError::Argument("rules depend on each other in a cycle".into())),
+            Memo::Todo => {}
+        }
+        self.rules[id.index()] = Memo::Busy;
+        let when = self.p.contract.rules[id.index()].when;
+        let result = self.eval(when.0).map(|v| matches!(v, Value::Bool(true))).map_err(Fault::into_error);
+        self.rules[id.index()] = match &result {
+            Ok(b) => Memo::Done(*b),
+            Err(e) => Memo::Failed(e.clone()),
+        };
+        result
+    }
+
+    /// A fired rule's message, finding and effect values.
+    fn outcomes(&mut self, id: RuleId) -> Result<Fired<'a>, EvalError> {
+        let rule = &self.p.contract.rules[id.index()];
+        let message = match &rule.verdict {
+            Some(v) => Some(self.template(&v.message)?),
+            None => None,
+        };
+        let finding = match &rule.finding {
+            Some(f) => Some(self.template(&f.message)?),
+            None => None,
+        };
+        let mut effects = Vec::with_capacity(rule.effects.len());
+        for assign in &rule.effects {
+            let value = self.eval(assign.value.0).map_err(Fault::into_error)?;
+            effects.push((assign.effect.index(), value));
+        }
+        Ok(Fired { rule: id, message, finding, effects })
+    }
+
+    /// Folds a fired rule's effect values into the running combination,
+    /// all or nothing.
+    fn combine(&self, acc: &mut [Option<Value<'a>>], fired: &Fired<'a>) -> Result<(), EvalError> {
+        let mut updates = Vec::with_capacity(fired.effects.len());
+        for (effect, value) in &fired.effects {
+            let combined = match &acc[*effect] {
+                None => value.clone(),
+                Some(old) => combine_values(self.p.contract.effects[*effect].combine, old, value)?,
+            };
+            updates.push((*effect, combined));
+        }
+        for (effect, value) in updates {
+            acc[effect] = Some(value);
+        }
+        Ok(())
+    }
+
+    fn template(&mut self, template: &ir::Template) -> Result<String, EvalError> {
+        let mut out = String::new();
+        for part in &template.parts {
+            match part {
+                ir::TemplatePart::Text(text) => out.push_str(text),
+                ir::TemplatePart::Expr(id) => {
+                    let value = self.eval(id.0).map_err(Fault::into_error)?;
+                    render(&self.schema, &value, &mut out);
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    fn let_value(&mut self, id: u32) -> Result<Value<'a>, EvalError> {
+        let index = id as usize;
+        match &self.lets[index] {
+            Memo::Done(v) => return Ok(v.clone()),
+            Memo::Failed(e) => return Err(e.clone()),
+            Memo::Busy => return Err(EvalError::Argument("lets depend on each other in a cycle".into())),
+            Memo::Todo => {}
+        }
+        self.lets[index] = Memo::Busy;
+        let l = &self.p.contract.lets[index];
+        let result = self.eval(l.value.0).map_err(|f| EvalError::In {
+            what: format!("let `{}`", l.name),
+            error: Box::new(f.into_error()),
+        });
+        self.lets[index] = match &result {
+            Ok(v) => Memo::Done(v.clone()),
+            Err(e) => Memo::Failed(e.clone()),
+        };
+        result
+    }
+
+    fn now(&mut self) -> i64 {
+        *self.now.get_or_insert_with(ops::clock_now)
+    }
+
+    /// Evaluates a node, growing the stack every few levels of nesting.
+    fn eval(&mut self, id: NodeId) -> Result<Value<'a>, Fault> {
+        self.depth += 1;
+        let result = if self.depth.is_multiple_of(STACK_CHECK_EVERY) {
+            ir::stack::guard(|| self.eval_node(id))
+        } else {
+            self.eval_node(id)
+        };
+        self.depth -= 1;
+        result
+    }
+
+    fn eval_node(&mut self, id: NodeId) -> Result<Value<'a>, Fault> {
+        let p: &'p Program = self.p;
+        match &p.nodes[id as usize] {
+            Node::Const { slot, ty } => {
+                // SAFETY: constant slots point into the program's store,
+                // which lives as long as the program.
+                let record = unsafe { RecordRef::new(std::slice::from_ref(slot)) };
+                Ok(read(&p.layouts, record, 0, *ty))
+            }
+            Node::Input { offset, ty } => Ok(read(&p.layouts, self.input, *offset as usize, *ty)),
+            Node::InputRecord => Ok(Value::Record(self.input)),
+            Node::Field { base, offset, ty } => match self.eval(*base)? {
+                Value::Record(record) => Ok(read(&p.layouts, record, *offset as usize, *ty)),
+                _ => Ok(Value::Absent),
+            },
+            Node::Let(l) => self.let_value(*l).map_err(Fault::Error),
+            Node::Rule(r) => {
+                let rule = RuleId(*r);
+                self.fired(rule).map(Value::Bool).map_err(|e| {
+                    let name = &p.contract.rules[rule.index()].name;
+                    Fault::Error(EvalError::In { what: format!("rule `{name}`"), error: Box::new(e) })
+                })
+            }
+            Node::Local(l) => Ok(self.locals[*l as usize].clone()),
+            Node::List { items } => {
+                let mut values = Vec::with_capacity(items.len());
+                for item in items.iter() {
+                    values.push(self.eval(*item)?);
+                }
+                Ok(Value::Items(Rc::from(values)))
+            }
+            Node::Unary(op, arg) => {
+                let value = self.eval(*arg)?;
+                unary(*op, value).map_err(Fault::Error)
+            }
+            Node::Binary(op, lhs, rhs) => {
+                let (l, r) = (self.eval(*lhs)?, self.eval(*rhs)?);
+                binary(*op, l, r).map_err(Fault::Error)
+            }
+            Node::Compare { op, kind, lhs, rhs } => {
+                let (l, r) = (self.eval(*lhs)?, self.eval(*rhs)?);
+                Ok(Value::Bool(op.holds(self.compare(*kind, &l, &r))))
+            }
+            Node::And(lhs, rhs) => {
+                if !truthy(&self.eval(*lhs)?) {
+                    return Ok(Value::Bool(false));
+                }
+                Ok(Value::Bool(truthy(&self.eval(*rhs)?)))
+            }
+            Node::Or(lhs, rhs) => {
+                if truthy(&self.eval(*lhs)?) {
+                    return Ok(Value::Bool(true));
+                }
+                Ok(Value::Bool(truthy(&self.eval(*rhs)?)))
+            }
+            Node::Cond(cond, then, otherwise) => {
+                let branch = if truthy(&self.eval(*cond)?) { *then } else { *otherwise };
+                self.eval(branch)
+            }
+            Node::Coalesce(value, default) => match self.eval(*value) {
+                Ok(Value::Absent) | Err(Fault::Missing(_)) => self.eval(*default),
+                other => other,
+            },
+            Node::Present(value) => Ok(Value::Bool(!self.eval(*value)?.is_absent())),
+            Node::TableGet { table, key } => {
+                let key = self.eval(*key)?;
+                let table = &p.tables[*table as usize];
+                match (table.row(&key), table.value) {
+                    (Some(row), Some(ty)) => Ok(table.value(&p.layouts, row, ty)),
+                    _ => Err(Fault::Missing(format!(
+                        "key {} is not in table `{}`",
+                        self.show(&key),
+                        table.name
+                    ))),
+                }
+            }
+            Node::TableHas { table, key } => {
+                let key = self.eval(*key)?;
+                Ok(Value::Bool(p.tables[*table as usize].row(&key).is_some()))
+            }
+            Node::Index { list, index } => {
+                let list = self.eval(*list)?;
+                let Value::Int(i) = self.eval(*index)? else { return Ok(Value::Absent) };
+                match usize::try_from(i) {
+                    Ok(at) if at < list.list_len() => Ok(list.list_get(&self.schema, at)),
+                    _ => Err(Fault::Missing(format!(
+                        "index {i} is out of range for a list of {}",
+                        list.list_len()
+                    ))),
+                }
+            }
+            Node::InList { item, list, kind } => {
+                let (item, list) = (self.eval(*item)?, self.eval(*list)?);
+                let found = (0..list.list_len())
+                    .any(|i| self.compare(*kind, &item, &list.list_get(&self.schema, i)) == Ordering::Equal);
+                Ok(Value::Bool(found))
+            }
+            Node::Call { func, args } => self.call(id, *func, args),
+            Node::Matches { subject, regex } => {
+                let subject = self.eval(*subject)?;
+                Ok(Value::Bool(p.regexes[*regex as usize].is_match(subject.as_str())))
+            }
+            Node::Lambda { kind, list, param, body } => self.lambda(id, *kind, *list, *param, *body),
+            Node::Extern { func, args } => self.host(*func, args),
+        }
+    }
+
+    /// A value for an error message: strings quoted.
+    fn show(&self, value: &Value<'_>) -> String {
+        let mut text = String::new();
+        render(&self.schema, value, &mut text);
+        match value {
+            Value::Str(_) | Value::Text(_) => format!("{text:?}"),
+            _ => text,
+        }
+    }
+
+    fn compare(&self, kind: CmpKind, l: &Value<'_>, r: &Value<'_>) -> Ordering {
+        match kind {
+            CmpKind::Structural(ty) => {
+                if structural_eq(&self.schema, ty, l, r) {
+                    Ordering::Equal
+                } else {
+                    Ordering::Less
+                }
+            }
+            _ => order(l, r),
+        }
+    }
+
+    fn lambda(
+        &mut self,
+        id: NodeId,
+        kind: LambdaKind,
+        list: NodeId,
+        param: u32,
+        body: NodeId,
+    ) -> Result<Value<'a>, Fault> {
+        let list = self.eval(list)?;
+        let len = list.list_len();
+        let ty = self.p.contract.exprs[id as usize].ty;
+        let mut count = 0i64;
+        let mut sum = zero_of(ty);
+        for i in 0..len {
+            self.locals[param as usize] = list.list_get(&self.schema, i);
+            let value = self.eval(body)?;
+            match kind {
+                LambdaKind::Any if truthy(&value) => return Ok(Value::Bool(true)),
+                LambdaKind::All if !truthy(&value) => return Ok(Value::Bool(false)),
+                LambdaKind::Count if truthy(&value) => count += 1,
+                LambdaKind::Sum => sum = binary(sum_op(ty), sum, value)?,
+                _ => {}
+            }
+        }
+        Ok(match kind {
+            LambdaKind::Any => Value::Bool(false),
+            LambdaKind::All => Value::Bool(true),
+            LambdaKind::Count => Value::Int(count),
+            LambdaKind::Sum => sum,
+        })
+    }
+
+    fn host(&mut self, func: u32, args: &[NodeId]) -> Result<Value<'a>, Fault> {
+        let mut values = Vec::with_capacity(args.len());
+        for arg in args {
+            let value = self.eval(*arg)?;
+            values.push(self.to_host(&value));
+        }
+        let host = &self.hosts[func as usize];
+        match host.call(&values) {
+            Ok(result) => Ok(from_host(result)),
+            Err(message) => Err(Fault::Error(EvalError::Host { name: host.name.clone(), message })),
+        }
+    }
+
+    fn to_host(&self, value: &Value<'_>) -> HostValue {
+        match value {
+            Value::Bool(b) => HostValue::Bool(*b),
+            Value::Int(i) => HostValue::Int(*i),
+            Value::Decimal(d) => HostValue::Decimal(*d),
+            Value::Float(f) => HostValue::Float(*f),
+            Value::Timestamp(t) => HostValue::Timestamp(*t),
+            Value::Duration(d) => HostValue::Duration(*d),
+            Value::Str(_) | Value::Text(_) => HostValue::String(value.as_str().to_string()),
+            Value::List(..) | Value::Items(_) => HostValue::List(
+                (0..value.list_len()).map(|i| self.to_host(&value.list_get(&self.schema, i))).collect(),
+            ),
+            Value::Absent | Value::Record(_) => HostValue::Bool(false),
+        }
+    }
+
+    /// An effect value that outlives the request.
+    fn owned(&self, ty: TypeId, value: &Value<'_>) -> Owned {
+        match value {
+            Value::Bool(b) => Owned::Bool(*b),
+            Value::Int(i) => Owned::Int(*i),
+            Value::Decimal(d) => Owned::Decimal(*d),
+            Value::Float(f) => Owned::Float(*f),
+            Value::Timestamp(t) => Owned::Timestamp(*t),
+            Value::Duration(d) => Owned::Duration(*d),
+            Value::Str(_) | Value::Text(_) => Owned::String(value.as_str().to_string()),
+            Value::List(..) | Value::Items(_) => {
+                let element = self.schema.types.list_element(ty).unwrap_or(ty);
+                Owned::List(
+                    (0..value.list_len())
+                        .map(|i| self.owned(element, &value.list_get(&self.schema, i)))
+                        .collect(),
+                )
+            }
+            Value::Record(record) => {
+                let fields = self.schema.types.record_fields(ty).unwrap_or(&[]);
+                Owned::Record(
+                    fields
+                        .iter()
+                        .enumerate()
+                        .map(|(i, f)| {
+                            let offset = self.schema.layouts.field_offset(ty, i as u32);
+                            (
+                                f.name.clone(),
+                                self.owned(f.ty, &read(self.schema.layouts, *record, offset, f.ty)),
+                            )
+                        })
+                        .collect(),
+                )
+            }
+            Value::Absent => Owned::List(Vec::new()),
+        }
+    }
+
+    fn call(&mut self, id: NodeId, func: Builtin, args: &[NodeId]) -> Result<Value<'a>, Fault> {
+        let mut values: [Value<'a>; 2] = [Value::Absent, Value::Absent];
+        let mut extra = Vec::new();
+        for (i, arg) in args.iter().enumerate() {
+            let value = self.eval(*arg)?;
+            if i < 2 { values[i] = value } else { extra.push(value) }
+        }
+        let [a, b] = values;
+        let result = match func {
+            Builtin::Min | Builtin::Max => {
+                let mut best = a;
+                for candidate in std::iter::once(b).chain(extra) {
+                    let better = match func {
+                        Builtin::Min => order(&candidate, &best) == Ordering::Less,
+                        _ => order(&candidate, &best) == Ordering::Greater,
+                    };
+                    if better {
+                        best = candidate;
+                    }
+                }
+                Ok(best)
+            }
+            Builtin::Now => Ok(Value::Timestamp(self.now())),
+            Builtin::ToString => {
+                let mut text = String::new();
+                render(&self.schema, &a, &mut text);
+                Ok(Value::Text(Rc::from(text)))
+            }
+            Builtin::Dot | Builtin::Cosine | Builtin::L2 => {
+                let (x, y) = (self.floats(&a), self.floats(&b));
+                let f = match func {
+                    Builtin::Dot => ops::dot(&x, &y),
+                    Builtin::Cosine => ops::cosine(&x, &y),
+                    _ => ops::l2(&x, &y),
+                };
+                f.map(Value::Float)
+            }
+            _ => builtin(func, a, b, self.p.contract.exprs[id as usize].ty),
+        };
+        result.map_err(Fault::Error)
+    }
+
+    fn floats(&self, list: &Value<'_>) -> Vec<f64> {
+        (0..list.list_len())
+            .map(|i| match list.list_get(&self.schema, i) {
+                Value::Float(f) => f,
+                _ => 0.0,
+            })
+            .collect()
+    }
+
+    /// The `--explain` trace of one rule, after the evaluation ran.
+    fn trace(&mut self, context: &Context, id: RuleId) -> RuleTrace {
+        let rule = &self.p.contract.rules[id.index()];
+        let applied = self.applies(context, rule);
+        let fired = match &self.rules[id.index()] {
+            Memo::Done(b) => Some(Ok(*b)),
+            Memo::Failed(e) => Some(Err(e.to_string())),
+            Memo::Todo | Memo::Busy => None,
+        };
+        let mut conditions = Vec::new();
+        if fired.is_some() {
+            let mut parts = vec![rule.when];
+            conjuncts(&self.p.contract, rule.when, &mut parts);
+            for part in parts {
+                let text = ir::print::expr(&self.p.contract, part);
+                let value = match self.eval(part.0) {
+                    Ok(v) => self.show(&v),
+                    Err(f) => format!("error: {}", f.into_error()),
+                };
+                conditions.push((text, value));
+            }
+        }
+        let mut lets = Vec::new();
+        for l in lets_read(&self.p.contract, rule.when) {
+            let value = match &self.lets[l as usize] {
+                Memo::Done(v) => self.show(v),
+                Memo::Failed(e) => format!("error: {e}"),
+                Memo::Todo | Memo::Busy => "not computed".to_string(),
+            };
+            lets.push((self.p.contract.lets[l as usize].name.clone(), value));
+        }
+        RuleTrace { rule: id, applied, fired, conditions, lets }
+    }
+}
+
+/// The operands of top-level `&&` and `||` chains under `root`.
+fn conjuncts(c: &ir::Contract, root: ir::ExprId, out: &mut Vec<ir::ExprId>) {
+    if let ir::ExprKind::And { lhs, rhs } | ir::ExprKind::Or { lhs, rhs } = &c.expr(root).kind {
+        for side in [*lhs, *rhs] {
+            out.push(side);
+            conjuncts(c, side, out);
+        }
+    }
+}
+
+/// The lets an expression reads directly, in first-use order.
+fn lets_read(c: &ir::Contract, root: ir::ExprId) -> Vec<u32> {
+    let mut out = Vec::new();
+    let mut stack = vec![root];
+    while let Some(id) = stack.pop() {
+        let kind = &c.expr(id).kind;
+        if let ir::ExprKind::Let(l) = kind
+            && !out.contains(&l.0)
+        {
+            out.push(l.0);
+        }
+        let mut children = kind.children();
+        children.reverse();
+        stack.extend(children);
+    }
+    out
+}
+
+fn truthy(value: &Value<'_>) -> bool {
+    matches!(value, Value::Bool(true))
+}
+
+/// Orders two scalar values of one type.
+fn order(l: &Value<'_>, r: &Value<'_>) -> Ordering {
+    match (l, r) {
+        (Value::Int(a), Value::Int(b))
+        | (Value::Timestamp(a), Value::Timestamp(b))
+        | (Value::Duration(a), Value::Duration(b)) => a.cmp(b),
+        (Value::Decimal(a), Value::Decimal(b)) => a.cmp(b),
+        (Value::Float(a), Value::Float(b)) => ops::float_cmp(*a, *b),
+        (Value::Bool(a), Value::Bool(b)) => a.cmp(b),
+        (Value::Str(_) | Value::Text(_), Value::Str(_) | Value::Text(_)) => {
+            ops::compare_str(l.as_str(), r.as_str())
+        }
+        (Value::Absent, Value::Absent) => Ordering::Equal,
+        (Value::Absent, _) => Ordering::Less,
+        (_, Value::Absent) => Ordering::Greater,
+        _ => Ordering::Equal,
+    }
+}
+
+/// Equality of lists, records and optionals of type `ty`, part by part.
+fn structural_eq(schema: &Schema<'_>, ty: TypeId, l: &Value<'_>, r: &Value<'_>) -> bool {
+    use ir::TypeKind;
+    match (schema.types.kind(ty), l, r) {
+        (TypeKind::Optional(_), Value::Absent, Value::Absent) => true,
+        (TypeKind::Optional(_), Value::Absent, _) | (TypeKind::Optional(_), _, Value::Absent) => false,
+        (TypeKind::Optional(inner), _, _) => structural_eq(schema, *inner, l, r),
+        (TypeKind::List(element), _, _) => {
+            l.list_len() == r.list_len()
+                && (0..l.list_len())
+                    .all(|i| structural_eq(schema, *element, &l.list_get(schema, i), &r.list_get(schema, i)))
+        }
+        (TypeKind::Record(fields), Value::Record(a), Value::Record(b)) => {
+            fields.iter().enumerate().all(|(i, f)| {
+                let offset = schema.layouts.field_offset(ty, i as u32);
+                structural_eq(
+                    schema,
+                    f.ty,
+                    &read(schema.layouts, *a, offset, f.ty),
+                    &read(schema.layouts, *b, offset, f.ty),
+                )
+            })
+        }
+        _ => order(l, r) == Ordering::Equal,
+    }
+}
+
+fn zero_of(ty: TypeId) -> Value<'static> {
+    match ty {
+        TypeTable::DECIMAL => Value::Decimal(Decimal::ZERO),
+        TypeTable::FLOAT => Value::Float(0.0),
+        TypeTable::DURATION => Value::Duration(0),
+        _ => Value::Int(0),
+    }
+}
+
+fn sum_op(ty: TypeId) -> BinaryOp {
+    match ty {
+        TypeTable::DECIMAL => BinaryOp::AddDecimal,
+        TypeTable::FLOAT => BinaryOp::AddFloat,
+        TypeTable::DURATION => BinaryOp::AddDuration,
+        _ => BinaryOp::AddInt,
+    }
+}
+
+/// Combines an effect's previous value with a newly set one.
+fn combine_values<'a>(policy: Combine, old: &Value<'a>, new: &Value<'a>) -> Result<Value<'a>, EvalError> {
+    Ok(match policy {
+        Combine::Last => new.clone(),
+        Combine::Max => {
+            if order(new, old) == Ordering::Greater {
+                new.clone()
+            } else {
+                old.clone()
+            }
+        }
+        Combine::Min => {
+            if order(new, old) == Ordering::Less {
+                new.clone()
+            } else {
+                old.clone()
+            }
+        }
+        Combine::Any => Value::Bool(truthy(old) || truthy(new)),
+        Combine::All => Value::Bool(truthy(old) && truthy(new)),
+        Combine::Sum => {
+            let op = match old {
+                Value::Decimal(_) => BinaryOp::AddDecimal,
+                Value::Float(_) => BinaryOp::AddFloat,
+                Value::Duration(_) => BinaryOp::AddDuration,
+                _ => BinaryOp::AddInt,
+            };
+            binary(op, old.clone(), new.clone())?
+        }
+    })
+}
+
+fn from_host(value: HostValue) -> Value<'static> {
+    match value {
+        HostValue::Bool(b) => Value::Bool(b),
+        HostValue::Int(i) => Value::Int(i),
+        HostValue::Decimal(d) => Value::Decimal(d),
+        HostValue::Float(f) => Value::Float(f),
+        HostValue::String(s) => Value::Text(Rc::from(s)),
+        HostValue::Timestamp(t) => Value::Timestamp(t),
+        HostValue::Duration(d) => Value::Duration(d),
+        HostValue::List(items) => Value::Items(items.into_iter().map(from_host).collect()),
+    }
+}
+
+fn int(v: &Value<'_>) -> i64 {
+    match v {
+        Value::Int(i) | Value::Timestamp(i) | Value::Duration(i) => *i,
+        _ => 0,
+    }
+}
+
+fn dec(v: &Value<'_>) -> Decimal {
+    match v {
+        Value::Decimal(d) => *d,
+        _ => Decimal::ZERO,
+    }
+}
+
+fn float(v: &Value<'_>) -> f64 {
+    match v {
+        Value::Float(f) => *f,
+        _ => 0.0,
+    }
+}
+
+fn unary<'a>(op: UnaryOp, v: Value<'a>) -> Result<Value<'a>, EvalError> {
+    Ok(match op {
+        UnaryOp::Not => Value::Bool(!truthy(&v)),
+        UnaryOp::NegInt => Value::Int(ops::int_neg(int(&v))?),
+        UnaryOp::NegDecimal => Value::Decimal(ops::dec_neg(dec(&v))),
+        UnaryOp::NegFloat => Value::Float(-float(&v)),
+        UnaryOp::NegDuration => Value::Duration(ops::duration_neg(int(&v))?),
+        UnaryOp::IntToDecimal => Value::Decimal(ops::decimal_from_int(int(&v))),
+    })
+}
+
+fn binary<'a>(op: BinaryOp, l: Value<'a>, r: Value<'a>) -> Result<Value<'a>, EvalError> {
+    use BinaryOp::*;
+    Ok(match op {
+        AddInt => Value::Int(ops::int_add(int(&l), int(&r))?),
+        SubInt => Value::Int(ops::int_sub(int(&l), int(&r))?),
+        MulInt => Value::Int(ops::int_mul(int(&l), int(&r))?),
+        DivInt => Value::Int(ops::int_div(int(&l), int(&r))?),
+        RemInt => Value::Int(ops::int_rem(int(&l), int(&r))?),
+        AddDecimal => Value::Decimal(ops::dec_add(dec(&l), dec(&r))?),
+        SubDecimal => Value::Decimal(ops::dec_sub(dec(&l), dec(&r))?),
+        MulDecimal => Value::Decimal(ops::dec_mul(dec(&l), dec(&r))?),
+        DivDecimal => Value::Decimal(ops::dec_div(dec(&l), dec(&r))?),
+        RemDecimal => Value::Decimal(ops::dec_rem(dec(&l), dec(&r))?),
+        AddFloat => Value::Float(ops::float_add(float(&l), float(&r))?),
+        SubFloat => Value::Float(ops::float_sub(float(&l), float(&r))?),
+        MulFloat => Value::Float(ops::float_mul(float(&l), float(&r))?),
+        DivFloat => Value::Float(ops::float_div(float(&l), float(&r))?),
+        RemFloat => Value::Float(ops::float_rem(float(&l), float(&r))?),
+        Concat => Value::Text(Rc::from(format!("{}{}", l.as_str(), r.as_str()))),
+        AddDuration => Value::Duration(ops::duration_add(int(&l), int(&r))?),
+        SubDuration => Value::Duration(ops::duration_sub(int(&l), int(&r))?),
+        AddTimestamp => Value::Timestamp(ops::timestamp_add(int(&l), int(&r))?),
+        SubTimestamp => Value::Timestamp(ops::timestamp_sub(int(&l), int(&r))?),
+        DiffTimestamps => Value::Duration(ops::timestamp_diff(int(&l), int(&r))?),
+    })
+}
+
+/// The built-ins that only look at their (at most two) arguments.
+fn builtin<'a>(func: Builtin, a: Value<'a>, b: Value<'a>, ty: TypeId) -> Result<Value<'a>, EvalError> {
+    let text = |s: String| Value::Text(Rc::from(s));
+    Ok(match (func, &a) {
+        (Builtin::Abs, Value::Int(i)) => Value::Int(ops::int_abs(*i)?),
+        (Builtin::Abs, Value::Decimal(d)) => Value::Decimal(d.abs()),
+        (Builtin::Abs, Value::Float(f)) => Value::Float(f.abs()),
+        (Builtin::Abs, Value::Duration(d)) => Value::Duration(ops::duration_abs(*d)?),
+        (Builtin::Round | Builtin::RoundHalfEven, Value::Decimal(d)) => {
+            Value::Decimal(ops::dec_round(*d, int(&b), func == Builtin::RoundHalfEven)?)
+        }
+        (Builtin::Round | Builtin::RoundHalfEven, Value::Float(f)) => {
+            Value::Float(ops::float_round(*f, int(&b), func == Builtin::RoundHalfEven)?)
+        }
+        (Builtin::Floor, Value::Decimal(d)) => Value::Decimal(d.floor()),
+        (Builtin::Ceil, Value::Decimal(d)) => Value::Decimal(d.ceil()),
+        (Builtin::Floor, Value::Float(f)) => Value::Float(f.floor()),
+        (Builtin::Ceil, Value::Float(f)) => Value::Float(f.ceil()),
+        (Builtin::ToInt, Value::Int(i)) => Value::Int(*i),
+        (Builtin::ToInt, Value::Decimal(d)) => Value::Int(ops::int_from_decimal(*d)?),
+        (Builtin::ToInt, Value::Float(f)) => Value::Int(ops::int_from_float(*f)?),
+        (Builtin::ToInt, _) => Value::Int(ops::int_from_str(a.as_str())?),
+        (Builtin::ToDecimal, Value::Int(i)) => Value::Decimal(ops::decimal_from_int(*i)),
+        (Builtin::ToDecimal, Value::Decimal(d)) => Value::Decimal(*d),
+        (Builtin::ToDecimal, Value::Float(f)) => Value::Decimal(ops::decimal_from_float(*f)?),
+        (Builtin::ToDecimal, _) => Value::Decimal(ops::decimal_from_str(a.as_str())?),
+        (Builtin::ToFloat, Value::Int(i)) => Value::Float(*i as f64),
+        (Builtin::ToFloat, Value::Decimal(d)) => Value::Float(ops::float_from_decimal(*d)),
+        (Builtin::ToFloat, Value::Float(f)) => Value::Float(*f),
+        (Builtin::ToFloat, _) => Value::Float(ops::float_from_str(a.as_str())?),
+        (Builtin::Len, Value::Str(_) | Value::Text(_)) => Value::Int(ops::str_len(a.as_str())),
+        (Builtin::Len, _) => Value::Int(a.list_len() as i64),
+        (Builtin::Lower, _) => text(a.as_str().to_lowercase()),
+        (Builtin::Upper, _) => text(a.as_str().to_uppercase()),
+        (Builtin::Trim, Value::Str(s)) => Value::Str(s.trim()),
+        (Builtin::Trim, _) => text(a.as_str().trim().to_string()),
+        (Builtin::StartsWith, _) => Value::Bool(a.as_str().starts_with(b.as_str())),
+        (Builtin::EndsWith, _) => Value::Bool(a.as_str().ends_with(b.as_str())),
+        (Builtin::Contains, _) => Value::Bool(a.as_str().contains(b.as_str())),
+        (Builtin::Days, _) => Value::Int(ops::days(int(&a))),
+        (Builtin::Hours, _) => Value::Int(ops::hours(int(&a))),
+        (Builtin::ToTimestamp, _) => Value::Timestamp(ops::timestamp_from_str(a.as_str())?),
+        (Builtin::ToDuration, _) => Value::Duration(ops::duration_from_str(a.as_str())?),
+        _ => {
+            return Err(EvalError::Argument(format!(
+                "internal: `{}` on a value of type #{} it does not take",
+                func.name(),
+                ty.0
+            )));
+        }
+    })
+}

@@ -1,0 +1,356 @@
+//! The semantics of every operator and built-in on plain values: checked
+//! int and decimal arithmetic, finite floats, rounding, conversions,
+//! strings, time and vectors.
+//!
+//! These functions are the single definition both engines use: the
+//! interpreter calls them directly, the JIT reaches them through its helper
+//! table, so the two cannot drift. None of them panics.
+
+use std::cmp::Ordering;
+use std::str::FromStr;
+
+use rust_decimal::{Decimal, RoundingStrategy};
+
+use crate::error::{EvalError, EvalResult};
+
+const NANOS_PER_DAY: i64 = 86_400_000_000_000;
+const NANOS_PER_HOUR: i64 = 3_600_000_000_000;
+
+// ----- int -----
+
+pub fn int_add(a: i64, b: i64) -> EvalResult<i64> {
+    a.checked_add(b).ok_or(EvalError::Overflow("int"))
+}
+
+pub fn int_sub(a: i64, b: i64) -> EvalResult<i64> {
+    a.checked_sub(b).ok_or(EvalError::Overflow("int"))
+}
+
+pub fn int_mul(a: i64, b: i64) -> EvalResult<i64> {
+    a.checked_mul(b).ok_or(EvalError::Overflow("int"))
+}
+
+/// Truncates toward zero, as Rust does.
+pub fn int_div(a: i64, b: i64) -> EvalResult<i64> {
+    if b == 0 {
+        return Err(EvalError::DivisionByZero);
+    }
+    a.checked_div(b).ok_or(EvalError::Overflow("int"))
+}
+
+/// The remainder of truncating division; its sign follows `a`.
+pub fn int_rem(a: i64, b: i64) -> EvalResult<i64> {
+    if b == 0 {
+        return Err(EvalError::DivisionByZero);
+    }
+    a.checked_rem(b).ok_or(EvalError::Overflow("int"))
+}
+
+pub fn int_neg(a: i64) -> EvalResult<i64> {
+    a.checked_neg().ok_or(EvalError::Overflow("int"))
+}
+
+pub fn int_abs(a: i64) -> EvalResult<i64> {
+    a.checked_abs().ok_or(EvalError::Overflow("int"))
+}
+
+// ----- decimal -----
+
+pub fn dec_add(a: Decimal, b: Decimal) -> EvalResult<Decimal> {
+    a.checked_add(b).ok_or(EvalError::Overflow("decimal"))
+}
+
+pub fn dec_sub(a: Decimal, b: Decimal) -> EvalResult<Decimal> {
+    a.checked_sub(b).ok_or(EvalError::Overflow("decimal"))
+}
+
+pub fn dec_mul(a: Decimal, b: Decimal) -> EvalResult<Decimal> {
+    a.checked_mul(b).ok_or(EvalError::Overflow("decimal"))
+}
+
+pub fn dec_div(a: Decimal, b: Decimal) -> EvalResult<Decimal> {
+    if b.is_zero() {
+        return Err(EvalError::DivisionByZero);
+    }
+    a.checked_div(b).ok_or(EvalError::Overflow("decimal"))
+}
+
+pub fn dec_rem(a: Decimal, b: Decimal) -> EvalResult<Decimal> {
+    if b.is_zero() {
+        return Err(EvalError::DivisionByZero);
+    }
+    a.checked_rem(b).ok_or(EvalError::Overflow("decimal"))
+}
+
+pub fn dec_neg(a: Decimal) -> Decimal {
+    -a
+}
+
+/// Rounds to `places` (0 to 28) and gives exactly that scale: `round(5, 2)`
+/// is `5.00`, as money is shown.
+pub fn dec_round(a: Decimal, places: i64, half_even: bool) -> EvalResult<Decimal> {
+    let places = round_places(places)?;
+    let strategy = if half_even {
+        RoundingStrategy::MidpointNearestEven
+    } else {
+        RoundingStrategy::MidpointAwayFromZero
+    };
+    let mut rounded = a.round_dp_with_strategy(places, strategy);
+    if rounded.scale() < places {
+        rounded.rescale(places);
+    }
+    Ok(rounded)
+}
+
+fn round_places(places: i64) -> EvalResult<u32> {
+    u32::try_from(places)
+        .ok()
+        .filter(|p| *p <= 28)
+        .ok_or_else(|| EvalError::Argument(format!("cannot round to {places} places (0 to 28)")))
+}
+
+// ----- float -----
+
+fn finite(value: f64, what: &'static str) -> EvalResult<f64> {
+    if value.is_finite() { Ok(value) } else { Err(EvalError::NotFinite(what)) }
+}
+
+pub fn float_add(a: f64, b: f64) -> EvalResult<f64> {
+    finite(a + b, "float sum")
+}
+
+pub fn float_sub(a: f64, b: f64) -> EvalResult<f64> {
+    finite(a - b, "float difference")
+}
+
+pub fn float_mul(a: f64, b: f64) -> EvalResult<f64> {
+    finite(a * b, "float product")
+}
+
+pub fn float_div(a: f64, b: f64) -> EvalResult<f64> {
+    if b == 0.0 {
+        return Err(EvalError::DivisionByZero);
+    }
+    finite(a / b, "float quotient")
+}
+
+pub fn float_rem(a: f64, b: f64) -> EvalResult<f64> {
+    if b == 0.0 {
+        return Err(EvalError::DivisionByZero);
+    }
+    finite(a % b, "float remainder")
+}
+
+/// Rounds a float to `places` decimal places, half away from zero (or
+/// half to even).
+pub fn float_round(a: f64, places: i64, half_even: bool) -> EvalResult<f64> {
+    let places = round_places(places)?;
+    let factor = 10f64.powi(places as i32);
+    let scaled = a * factor;
+    let rounded = if half_even { scaled.round_ties_even() } else { scaled.round() };
+    finite(rounded / factor, "rounded float")
+}
+
+/// Orders two finite floats (the language never makes a NaN).
+pub fn float_cmp(a: f64, b: f64) -> Ordering {
+    a.partial_cmp(&b).unwrap_or(Ordering::Equal)
+}
+
+// ----- conversions -----
+
+pub fn int_from_decimal(a: Decimal) -> EvalResult<i64> {
+    let truncated = a.trunc();
+    i64::try_from(truncated).map_err(|_| EvalError::Conversion(format!("{a} does not fit an int")))
+}
+
+pub fn int_from_float(a: f64) -> EvalResult<i64> {
+    let truncated = a.trunc();
+    if (-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0).contains(&truncated) {
+        Ok(truncated as i64)
+    } else {
+        Err(EvalError::Conversion(format!("{a:?} does not fit an int")))
+    }
+}
+
+pub fn int_from_str(text: &str) -> EvalResult<i64> {
+    ir::value::parse_int(text.trim()).map_err(EvalError::Conversion)
+}
+
+pub fn decimal_from_int(a: i64) -> Decimal {
+    Decimal::from(a)
+}
+
+/// The decimal a float's shortest form spells: `decimal(0.1)` is `0.1`.
+pub fn decimal_from_float(a: f64) -> EvalResult<Decimal> {
+    let text = format!("{a:?}");
+    Decimal::from_str(&text)
+        .or_else(|_| Decimal::from_scientific(&text))
+        .map_err(|_| EvalError::Conversion(format!("{text} does not fit a decimal")))
+}
+
+pub fn decimal_from_str(text: &str) -> EvalResult<Decimal> {
+    ir::value::parse_decimal(text.trim()).map_err(EvalError::Conversion)
+}
+
+/// The float nearest to a decimal (correctly rounded through its text).
+pub fn float_from_decimal(a: Decimal) -> f64 {
+    a.to_string().parse().unwrap_or(0.0)
+}
+
+pub fn float_from_str(text: &str) -> EvalResult<f64> {
+    let trimmed = text.trim();
+    let numeric =
+        trimmed.bytes().all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'-' | b'+' | b'e' | b'E'));
+    match trimmed.parse::<f64>() {
+        Ok(value) if numeric && value.is_finite() => Ok(value),
+        _ => Err(EvalError::Conversion(format!("`{text}` is not a float"))),
+    }
+}
+
+// ----- strings -----
+
+/// The length in characters.
+pub fn str_len(text: &str) -> i64 {
+    text.chars().count() as i64
+}
+
+pub fn compare_str(a: &str, b: &str) -> Ordering {
+    a.cmp(b)
+}
+
+// ----- time -----
+
+pub fn timestamp_add(t: i64, d: i64) -> EvalResult<i64> {
+    t.checked_add(d).ok_or(EvalError::Overflow("timestamp"))
+}
+
+pub fn timestamp_sub(t: i64, d: i64) -> EvalResult<i64> {
+    t.checked_sub(d).ok_or(EvalError::Overflow("timestamp"))
+}
+
+pub fn timestamp_diff(a: i64, b: i64) -> EvalResult<i64> {
+    a.checked_sub(b).ok_or(EvalError::Overflow("duration"))
+}
+
+pub fn duration_add(a: i64, b: i64) -> EvalResult<i64> {
+    a.checked_add(b).ok_or(EvalError::Overflow("duration"))
+}
+
+pub fn duration_sub(a: i64, b: i64) -> EvalResult<i64> {
+    a.checked_sub(b).ok_or(EvalError::Overflow("duration"))
+}
+
+pub fn duration_neg(a: i64) -> EvalResult<i64> {
+    a.checked_neg().ok_or(EvalError::Overflow("duration"))
+}
+
+pub fn duration_abs(a: i64) -> EvalResult<i64> {
+    a.checked_abs().ok_or(EvalError::Overflow("duration"))
+}
+
+/// Whole days, truncated toward zero.
+pub fn days(d: i64) -> i64 {
+    d / NANOS_PER_DAY
+}
+
+/// Whole hours, truncated toward zero.
+pub fn hours(d: i64) -> i64 {
+    d / NANOS_PER_HOUR
+}
+
+pub fn timestamp_from_str(text: &str) -> EvalResult<i64> {
+    ir::time::parse_timestamp(text).map_err(EvalError::Conversion)
+}
+
+pub fn duration_from_str(text: &str) -> EvalResult<i64> {
+    ir::time::parse_duration(text).map_err(EvalError::Conversion)
+}
+
+/// The current time in nanoseconds since the epoch.
+pub fn clock_now() -> i64 {
+    let since = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    i64::try_from(since.as_nanos()).unwrap_or(i64::MAX)
+}
+
+// ----- vectors -----
+
+fn same_length(a: usize, b: usize, what: &str) -> EvalResult<()> {
+    if a == b {
+        Ok(())
+    } else {
+        Err(EvalError::Argument(format!("`{what}` needs vectors of one length, got {a} and {b}")))
+    }
+}
+
+/// The dot product.
+pub fn dot(a: &[f64], b: &[f64]) -> EvalResult<f64> {
+    same_length(a.len(), b.len(), "dot")?;
+    finite(a.iter().zip(b).map(|(x, y)| x * y).sum(), "dot product")
+}
+
+/// The cosine similarity; a zero vector has none.
+pub fn cosine(a: &[f64], b: &[f64]) -> EvalResult<f64> {
+    same_length(a.len(), b.len(), "cosine")?;
+    let norm = |v: &[f64]| v.iter().map(|x| x * x).sum::<f64>().sqrt();
+    let (na, nb) = (norm(a), norm(b));
+    if na == 0.0 || nb == 0.0 {
+        return Err(EvalError::Argument("`cosine` of a zero vector".into()));
+    }
+    finite(dot(a, b)? / (na * nb), "cosine")
+}
+
+/// The Euclidean distance.
+pub fn l2(a: &[f64], b: &[f64]) -> EvalResult<f64> {
+    same_length(a.len(), b.len(), "l2")?;
+    finite(a.iter().zip(b).map(|(x, y)| (x - y) * (x - y)).sum::<f64>().sqrt(), "l2 distance")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn d(text: &str) -> Decimal {
+        Decimal::from_str(text).unwrap()
+    }
+
+    #[test]
+    fn decimal_semantics() {
+        assert_eq!(dec_add(d("1.50"), d("1")).unwrap().to_string(), "2.50");
+        assert_eq!(dec_mul(d("1.50"), d("2.0")).unwrap().to_string(), "3.000");
+        assert_eq!(dec_div(d("1"), d("3")).unwrap().to_string(), "0.3333333333333333333333333333");
+        assert_eq!(dec_round(d("5"), 2, false).unwrap().to_string(), "5.00");
+        assert_eq!(dec_round(d("2.345"), 2, false).unwrap().to_string(), "2.35");
+        assert_eq!(dec_round(d("2.345"), 2, true).unwrap().to_string(), "2.34");
+        assert_eq!(dec_round(d("-2.5"), 0, false).unwrap().to_string(), "-3");
+        assert_eq!(dec_div(d("1"), d("0")), Err(EvalError::DivisionByZero));
+        assert_eq!(dec_mul(Decimal::MAX, d("2")), Err(EvalError::Overflow("decimal")));
+        assert!(dec_round(d("1"), 29, false).is_err() && dec_round(d("1"), -1, false).is_err());
+    }
+
+    #[test]
+    fn int_and_float_semantics() {
+        assert_eq!(int_div(-7, 2), Ok(-3));
+        assert_eq!(int_rem(-7, 2), Ok(-1));
+        assert_eq!(int_div(i64::MIN, -1), Err(EvalError::Overflow("int")));
+        assert_eq!(int_add(i64::MAX, 1), Err(EvalError::Overflow("int")));
+        assert_eq!(float_div(1.0, 0.0), Err(EvalError::DivisionByZero));
+        assert!(float_mul(1e300, 1e300).is_err());
+        assert_eq!(float_round(2.5, 0, false), Ok(3.0));
+        assert_eq!(float_round(2.5, 0, true), Ok(2.0));
+        assert_eq!(int_from_float(-2.9), Ok(-2));
+        assert!(int_from_float(1e30).is_err());
+        assert_eq!(decimal_from_float(0.1).unwrap().to_string(), "0.1");
+        assert_eq!(int_from_decimal(d("-7.9")), Ok(-7));
+        assert!(int_from_str("x").is_err() && float_from_str("inf").is_err());
+    }
+
+    #[test]
+    fn strings_time_and_vectors() {
+        assert_eq!(str_len("Bäckerei"), 8);
+        assert_eq!(days(-NANOS_PER_DAY - 1), -1);
+        assert_eq!(hours(90 * 60 * 1_000_000_000), 1);
+        assert_eq!(dot(&[1.0, 2.0], &[3.0, 4.0]), Ok(11.0));
+        assert_eq!(l2(&[0.0, 0.0], &[3.0, 4.0]), Ok(5.0));
+        assert!(cosine(&[0.0], &[1.0]).is_err() && dot(&[1.0], &[]).is_err());
+    }
+}

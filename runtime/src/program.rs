@@ -1,0 +1,398 @@
+//! Preparing a verified contract for evaluation: names resolved to slot
+//! offsets, tables indexed, regexes compiled, constants laid out, and one
+//! [`Node`] per IR expression. Done once per contract, at load.
+
+use std::sync::Arc;
+
+use ir::{
+    BinaryOp, Builtin, CmpOp, Const, ExprId, ExprKind, LambdaKind, TableKind, TypeId, TypeKind, UnaryOp,
+};
+use rustc_hash::FxHashMap;
+
+use crate::data::{RecordRef, Slot, Store};
+use crate::layout::{Layouts, Shape};
+use crate::value::{Schema, Value, read};
+
+/// A node id: the IR expression's id.
+pub type NodeId = u32;
+
+/// How two values of one type compare.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum CmpKind {
+    Bool,
+    Int,
+    Decimal,
+    Float,
+    Str,
+    Timestamp,
+    Duration,
+    /// Lists, records and optionals of this type: part by part.
+    Structural(TypeId),
+}
+
+/// One prepared expression node.
+#[derive(Clone, Debug)]
+pub enum Node {
+    /// A constant laid out in the program's constant store.
+    Const {
+        slot: Slot,
+        ty: TypeId,
+    },
+    /// A field of the input, at an absolute slot offset.
+    Input {
+        offset: u32,
+        ty: TypeId,
+    },
+    /// The whole input record.
+    InputRecord,
+    /// A field of a computed record.
+    Field {
+        base: NodeId,
+        offset: u32,
+        ty: TypeId,
+    },
+    Let(u32),
+    Rule(u32),
+    Local(u32),
+    List {
+        items: Box<[NodeId]>,
+    },
+    Unary(UnaryOp, NodeId),
+    Binary(BinaryOp, NodeId, NodeId),
+    Compare {
+        op: CmpOp,
+        kind: CmpKind,
+        lhs: NodeId,
+        rhs: NodeId,
+    },
+    And(NodeId, NodeId),
+    Or(NodeId, NodeId),
+    Cond(NodeId, NodeId, NodeId),
+    Coalesce(NodeId, NodeId),
+    Present(NodeId),
+    TableGet {
+        table: u32,
+        key: NodeId,
+    },
+    TableHas {
+        table: u32,
+        key: NodeId,
+    },
+    Index {
+        list: NodeId,
+        index: NodeId,
+    },
+    InList {
+        item: NodeId,
+        list: NodeId,
+        kind: CmpKind,
+    },
+    Call {
+        func: Builtin,
+        args: Box<[NodeId]>,
+    },
+    Matches {
+        subject: NodeId,
+        regex: u32,
+    },
+    Lambda {
+        kind: LambdaKind,
+        list: NodeId,
+        param: u32,
+        body: NodeId,
+    },
+    Extern {
+        func: u32,
+        args: Box<[NodeId]>,
+    },
+}
+
+/// A table's rows, indexed by key.
+#[derive(Debug)]
+pub struct Table {
+    pub name: String,
+    /// The value type (keyed tables) or `None` (sets).
+    pub value: Option<TypeId>,
+    width: usize,
+    /// Row `r`'s value at `r * width`.
+    values: Vec<Slot>,
+    index: KeyIndex,
+}
+
+/// Key to row number.
+#[derive(Debug)]
+enum KeyIndex {
+    /// At most a few string keys: a linear scan beats hashing.
+    FewStrings(Vec<(Box<str>, u32)>),
+    Strings(FxHashMap<Box<str>, u32>),
+    /// Int keys in a small range: a direct array (`u32::MAX` = no row).
+    DenseInts {
+        min: i64,
+        rows: Vec<u32>,
+    },
+    Ints(FxHashMap<i64, u32>),
+}
+
+const FEW: usize = 8;
+
+impl Table {
+    /// The row of a key, if there is one.
+    pub fn row(&self, key: &Value<'_>) -> Option<u32> {
+        match (&self.index, key) {
+            (KeyIndex::FewStrings(rows), Value::Str(_) | Value::Text(_)) => {
+                let key = key.as_str();
+                rows.iter().find(|(k, _)| &**k == key).map(|(_, r)| *r)
+            }
+            (KeyIndex::Strings(rows), Value::Str(_) | Value::Text(_)) => rows.get(key.as_str()).copied(),
+            (KeyIndex::DenseInts { min, rows }, Value::Int(i)) => {
+                let at = i.checked_sub(*min).and_then(|d| usize::try_from(d).ok())?;
+                rows.get(at).copied().filter(|r| *r != u32::MAX)
+            }
+            (KeyIndex::Ints(rows), Value::Int(i)) => rows.get(i).copied(),
+            _ => None,
+        }
+    }
+
+    /// The value of row `row`, read as `ty`.
+    pub fn value<'a>(&'a self, layouts: &Layouts, row: u32, ty: TypeId) -> Value<'a> {
+        let start = row as usize * self.width;
+        // SAFETY: the slots belong to the program's constant store, which
+        // lives as long as the program (and so as `'a`).
+        let record = unsafe { RecordRef::new(&self.values[start..start + self.width]) };
+        read(layouts, record, 0, ty)
+    }
+}
+
+/// Everything an engine needs to evaluate one contract.
+#[derive(Debug)]
+pub struct Program {
+    pub contract: Arc<ir::Contract>,
+    pub layouts: Layouts,
+    pub nodes: Vec<Node>,
+    pub tables: Vec<Table>,
+    pub regexes: Vec<regex::Regex>,
+    /// Field name to index, for records wider than a few fields.
+    field_maps: FxHashMap<TypeId, FxHashMap<String, usize>>,
+    /// Owns what constant slots point at.
+    _constants: Store<'static>,
+}
+
+impl Program {
+    /// Prepares a verified contract; fails only on a regex the engine
+    /// cannot build (a bundle made by another compiler).
+    pub fn new(contract: Arc<ir::Contract>) -> Result<Program, String> {
+        let layouts = Layouts::new(&contract.types);
+        let mut constants = Store::new();
+        let regexes = contract
+            .regexes
+            .iter()
+            .map(|pattern| ir::pattern::compile(pattern).map_err(|e| format!("regex `{pattern}`: {e}")))
+            .collect::<Result<Vec<_>, _>>()?;
+        let tables = contract.tables.iter().map(|t| table(&contract, &layouts, t, &mut constants)).collect();
+        let mut nodes = Vec::with_capacity(contract.exprs.len());
+        for i in 0..contract.exprs.len() {
+            let node = node(&contract, &layouts, &nodes, ExprId::from_index(i), &mut constants);
+            nodes.push(node);
+        }
+        let field_maps = contract
+            .types
+            .iter()
+            .filter_map(|(id, kind)| match kind {
+                TypeKind::Record(fields) if fields.len() > FEW => {
+                    Some((id, fields.iter().enumerate().map(|(i, f)| (f.name.clone(), i)).collect()))
+                }
+                _ => None,
+            })
+            .collect();
+        Ok(Program { contract, layouts, nodes, tables, regexes, field_maps, _constants: constants })
+    }
+
+    /// The index of the field called `name` in record type `ty`.
+    pub fn field_index(&self, ty: TypeId, name: &str) -> Option<usize> {
+        if let Some(map) = self.field_maps.get(&ty) {
+            return map.get(name).copied();
+        }
+        self.contract.types.record_fields(ty)?.iter().position(|f| f.name == name)
+    }
+
+    pub fn schema(&self) -> Schema<'_> {
+        Schema { types: &self.contract.types, layouts: &self.layouts }
+    }
+
+    /// The width of the input record in slots.
+    pub fn input_width(&self) -> usize {
+        self.layouts.width(self.contract.input)
+    }
+}
+
+fn table(contract: &ir::Contract, layouts: &Layouts, t: &ir::Table, store: &mut Store<'static>) -> Table {
+    let (keys, value, width, values): (Vec<&Const>, Option<TypeId>, usize, Vec<Slot>) = match &t.kind {
+        TableKind::Map { value, rows, .. } => {
+            let width = layouts.width(*value);
+            let mut slots = Vec::with_capacity(rows.len() * width);
+            for (_, v) in rows {
+                lay_out(contract, layouts, *value, v, store, &mut slots);
+            }
+            (rows.iter().map(|(k, _)| k).collect(), Some(*value), width, slots)
+        }
+        TableKind::Set { rows, .. } => (rows.iter().collect(), None, 0, Vec::new()),
+    };
+    let index = key_index(&keys);
+    Table { name: t.name.clone(), value, width, values, index }
+}
+
+fn key_index(keys: &[&Const]) -> KeyIndex {
+    let ints: Vec<(i64, u32)> = keys
+        .iter()
+        .enumerate()
+        .filter_map(|(r, k)| if let Const::Int(i) = k { Some((*i, r as u32)) } else { None })
+        .collect();
+    if !ints.is_empty() {
+        let min = ints.iter().map(|(k, _)| *k).min().unwrap_or(0);
+        let max = ints.iter().map(|(k, _)| *k).max().unwrap_or(0);
+        let span = max.checked_sub(min).and_then(|s| usize::try_from(s).ok()).unwrap_or(usize::MAX);
+        if span < 256.max(ints.len() * 4) {
+            let mut rows = vec![u32::MAX; span + 1];
+            for (k, r) in ints {
+                rows[(k - min) as usize] = r;
+            }
+            return KeyIndex::DenseInts { min, rows };
+        }
+        return KeyIndex::Ints(ints.into_iter().collect());
+    }
+    let strings: Vec<(Box<str>, u32)> = keys
+        .iter()
+        .enumerate()
+        .filter_map(|(r, k)| {
+            if let Const::String(s) = k { Some((s.clone().into_boxed_str(), r as u32)) } else { None }
+        })
+        .collect();
+    if strings.len() <= FEW {
+        KeyIndex::FewStrings(strings)
+    } else {
+        KeyIndex::Strings(strings.into_iter().collect())
+    }
+}
+
+/// Appends the slots of constant `value` of type `ty`.
+fn lay_out(
+    contract: &ir::Contract,
+    layouts: &Layouts,
+    ty: TypeId,
+    value: &Const,
+    store: &mut Store<'static>,
+    out: &mut Vec<Slot>,
+) {
+    match (value, contract.types.kind(ty)) {
+        (Const::Record(fields), TypeKind::Record(defs)) => {
+            for (v, def) in fields.iter().zip(defs) {
+                lay_out(contract, layouts, def.ty, v, store, out);
+            }
+        }
+        (value, _) => out.push(const_slot(contract, layouts, ty, value, store)),
+    }
+}
+
+/// The slot of a scalar, optional or list constant.
+fn const_slot(
+    contract: &ir::Contract,
+    layouts: &Layouts,
+    ty: TypeId,
+    value: &Const,
+    store: &mut Store<'static>,
+) -> Slot {
+    match value {
+        Const::Absent => Slot::ABSENT,
+        Const::Bool(b) => Slot::bool(*b),
+        Const::Int(i) => Slot::int(*i),
+        Const::Decimal(d) => Slot::decimal(*d),
+        Const::Float(f) => Slot::float(*f),
+        Const::String(s) => store.owned_str(s.as_str()),
+        Const::Timestamp(t) => Slot::timestamp(*t),
+        Const::Duration(d) => Slot::duration(*d),
+        Const::List(items) => {
+            let list_ty = match contract.types.kind(ty) {
+                TypeKind::Optional(inner) => *inner,
+                _ => ty,
+            };
+            let element = contract.types.list_element(list_ty).unwrap_or(ty);
+            let mut slots = Vec::with_capacity(items.len() * layouts.width(element));
+            for item in items {
+                lay_out(contract, layouts, element, item, store, &mut slots);
+            }
+            store.list(slots, items.len())
+        }
+        // Records are laid out inline by `lay_out`, never as one slot.
+        Const::Record(_) => Slot::ABSENT,
+    }
+}
+
+/// How values of `ty` compare.
+pub fn cmp_kind(contract: &ir::Contract, ty: TypeId) -> CmpKind {
+    match contract.types.kind(ty) {
+        TypeKind::Bool => CmpKind::Bool,
+        TypeKind::Int => CmpKind::Int,
+        TypeKind::Decimal => CmpKind::Decimal,
+        TypeKind::Float => CmpKind::Float,
+        TypeKind::String | TypeKind::Enum(_) => CmpKind::Str,
+        TypeKind::Timestamp => CmpKind::Timestamp,
+        TypeKind::Duration => CmpKind::Duration,
+        TypeKind::List(_) | TypeKind::Optional(_) | TypeKind::Record(_) => CmpKind::Structural(ty),
+    }
+}
+
+fn node(
+    contract: &ir::Contract,
+    layouts: &Layouts,
+    done: &[Node],
+    id: ExprId,
+    store: &mut Store<'static>,
+) -> Node {
+    let expr = contract.expr(id);
+    let ty = expr.ty;
+    let ty_of = |e: &ExprId| contract.expr(*e).ty;
+    let ids = |args: &[ExprId]| args.iter().map(|a| a.0).collect::<Box<[NodeId]>>();
+    match &expr.kind {
+        ExprKind::Const(value) => Node::Const { slot: const_slot(contract, layouts, ty, value, store), ty },
+        ExprKind::Input => Node::InputRecord,
+        ExprKind::Field { base, index } => {
+            let offset = layouts.field_offset(ty_of(base), *index) as u32;
+            match &done[base.index()] {
+                Node::InputRecord => Node::Input { offset, ty },
+                Node::Input { offset: base_offset, .. } => Node::Input { offset: base_offset + offset, ty },
+                _ => Node::Field { base: base.0, offset, ty },
+            }
+        }
+        ExprKind::Let(l) => Node::Let(l.0),
+        ExprKind::RuleFired(r) => Node::Rule(r.0),
+        ExprKind::Local(l) => Node::Local(l.0),
+        ExprKind::List(items) => Node::List { items: ids(items) },
+        ExprKind::Unary { op, arg } => Node::Unary(*op, arg.0),
+        ExprKind::Binary { op, lhs, rhs } => Node::Binary(*op, lhs.0, rhs.0),
+        ExprKind::Compare { op, lhs, rhs } => {
+            Node::Compare { op: *op, kind: cmp_kind(contract, ty_of(lhs)), lhs: lhs.0, rhs: rhs.0 }
+        }
+        ExprKind::And { lhs, rhs } => Node::And(lhs.0, rhs.0),
+        ExprKind::Or { lhs, rhs } => Node::Or(lhs.0, rhs.0),
+        ExprKind::Cond { cond, then, otherwise } => Node::Cond(cond.0, then.0, otherwise.0),
+        ExprKind::Coalesce { value, default } => Node::Coalesce(value.0, default.0),
+        ExprKind::Present(value) => Node::Present(value.0),
+        ExprKind::TableGet { table, key } => Node::TableGet { table: table.0, key: key.0 },
+        ExprKind::TableHas { table, key } => Node::TableHas { table: table.0, key: key.0 },
+        ExprKind::Index { list, index } => Node::Index { list: list.0, index: index.0 },
+        ExprKind::InList { item, list } => {
+            Node::InList { item: item.0, list: list.0, kind: cmp_kind(contract, ty_of(item)) }
+        }
+        ExprKind::Call { func, args } => Node::Call { func: *func, args: ids(args) },
+        ExprKind::Matches { subject, regex } => Node::Matches { subject: subject.0, regex: regex.0 },
+        ExprKind::Lambda { kind, list, param, body } => {
+            Node::Lambda { kind: *kind, list: list.0, param: param.0, body: body.0 }
+        }
+        ExprKind::Extern { func, args } => Node::Extern { func: func.0, args: ids(args) },
+    }
+}
+
+/// Whether a layout shape is a record (its values are views, not slots).
+pub fn is_record(layouts: &Layouts, ty: TypeId) -> bool {
+    matches!(layouts.of(ty).shape, Shape::Record { .. })
+}

@@ -1,0 +1,463 @@
+//! Requests: the JSON envelope (`contract`, `channel`, `component`, `now`,
+//! `input`) and the input, validated against the contract's schema while it
+//! is parsed, straight into slots.
+//!
+//! Every problem is reported with its path (`input.source.kyc_level:
+//! expected int, got "2"`), not just the first. Unknown fields are
+//! ignored. Decimals are read from the JSON text, whether a number or a
+//! string, never through `f64`. Strings without escapes are borrowed from
+//! the request bytes, so a typical request costs one allocation.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use ir::{TypeId, TypeKind};
+use serde::Deserialize;
+use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_json::value::RawValue;
+
+use crate::data::{RecordRef, Slot, Store};
+use crate::layout::Shape;
+use crate::program::Program;
+
+/// The most problems one request reports.
+const MAX_DETAILS: usize = 64;
+
+/// A request's envelope, before its input is read.
+#[derive(Deserialize, Debug)]
+pub struct Envelope<'r> {
+    #[serde(borrow, default)]
+    pub contract: Option<Cow<'r, str>>,
+    #[serde(borrow, default)]
+    pub channel: Option<Cow<'r, str>>,
+    #[serde(borrow, default)]
+    pub component: Option<Cow<'r, str>>,
+    #[serde(borrow, default)]
+    pub now: Option<Cow<'r, str>>,
+    #[serde(borrow, default)]
+    pub input: Option<&'r RawValue>,
+}
+
+impl<'r> Envelope<'r> {
+    /// Parses the envelope of a request's JSON text.
+    pub fn parse(text: &'r str) -> Result<Envelope<'r>, InvalidInput> {
+        serde_json::from_str(text).map_err(|e| InvalidInput::one("", format!("not a valid request: {e}")))
+    }
+}
+
+/// One problem with a request.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Detail {
+    /// `input.source.kyc_level`, `channel`, or empty for the whole request.
+    pub path: String,
+    pub message: String,
+}
+
+/// Why a request was refused before evaluation.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct InvalidInput {
+    pub details: Vec<Detail>,
+}
+
+impl InvalidInput {
+    pub fn one(path: &str, message: impl Into<String>) -> InvalidInput {
+        InvalidInput { details: vec![Detail { path: path.to_string(), message: message.into() }] }
+    }
+
+    /// `{"error":{"kind":"invalid_input","details":[...]}}`.
+    pub fn to_json(&self) -> Vec<u8> {
+        let details: Vec<serde_json::Value> =
+            self.details.iter().map(|d| serde_json::json!({"path": d.path, "message": d.message})).collect();
+        let mut out = b"{\"error\":{\"kind\":\"invalid_input\",\"details\":".to_vec();
+        let _ = serde_json::to_writer(&mut out, &details);
+        out.extend_from_slice(b"}}");
+        out
+    }
+}
+
+impl fmt::Display for InvalidInput {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, d) in self.details.iter().enumerate() {
+            if i > 0 {
+                f.write_str("; ")?;
+            }
+            if d.path.is_empty() {
+                write!(f, "{}", d.message)?;
+            } else {
+                write!(f, "{}: {}", d.path, d.message)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for InvalidInput {}
+
+/// A validated input, laid out in slots. Borrows strings from the request
+/// text (`'r`).
+#[derive(Debug)]
+pub struct Input<'r> {
+    slots: Vec<Slot>,
+    store: Store<'r>,
+}
+
+impl<'r> Input<'r> {
+    /// Reads and validates an input object against the program's schema.
+    pub fn parse(program: &Program, text: &'r str) -> Result<Input<'r>, InvalidInput> {
+        let mut reader =
+            Reader { program, store: Store::new(), details: Vec::new(), path: vec![Segment::Name("input")] };
+        let mut slots = vec![Slot::ABSENT; program.input_width()];
+        let mut json = serde_json::Deserializer::from_str(text);
+        let seed = Seed { reader: &mut reader, ty: program.contract.input, out: &mut slots };
+        if let Err(e) = seed.deserialize(&mut json).and_then(|()| json.end()) {
+            return Err(InvalidInput::one("input", format!("not valid JSON: {e}")));
+        }
+        if !reader.details.is_empty() {
+            return Err(InvalidInput { details: reader.details });
+        }
+        Ok(Input { slots, store: reader.store })
+    }
+
+    /// Builds an input from already laid-out slots (used by tests and the
+    /// benches' pre-validated inputs).
+    pub fn record(&self) -> RecordRef<'_> {
+        // SAFETY: the slots point into `self.store` or into text borrowed
+        // for `'r`, both of which outlive this borrow of `self`.
+        unsafe { RecordRef::new(&self.slots) }
+    }
+
+    /// The input's slots, for generated code.
+    pub fn slots(&self) -> &[Slot] {
+        &self.slots
+    }
+
+    /// The store behind the slots (kept alive with them).
+    pub fn store(&self) -> &Store<'r> {
+        &self.store
+    }
+}
+
+/// A path segment.
+#[derive(Clone, Copy)]
+enum Segment<'p> {
+    Name(&'p str),
+    Index(usize),
+}
+
+/// Parsing state shared by the seeds.
+struct Reader<'p, 'r> {
+    program: &'p Program,
+    store: Store<'r>,
+    details: Vec<Detail>,
+    path: Vec<Segment<'p>>,
+}
+
+impl Reader<'_, '_> {
+    fn path(&self) -> String {
+        let mut out = String::new();
+        for segment in &self.path {
+            match segment {
+                Segment::Name(name) => {
+                    if !out.is_empty() {
+                        out.push('.');
+                    }
+                    out.push_str(name);
+                }
+                Segment::Index(i) => out.push_str(&format!("[{i}]")),
+            }
+        }
+        out
+    }
+
+    fn problem(&mut self, message: String) {
+        if self.details.len() < MAX_DETAILS {
+            self.details.push(Detail { path: self.path(), message });
+        }
+    }
+
+    fn type_name(&self, ty: TypeId) -> String {
+        self.program.contract.types.display(ty).to_string()
+    }
+}
+
+/// Reads one value of type `ty` into `out` (exactly its width in slots).
+struct Seed<'s, 'p, 'r> {
+    reader: &'s mut Reader<'p, 'r>,
+    ty: TypeId,
+    out: &'s mut [Slot],
+}
+
+impl<'de: 'r, 'r> DeserializeSeed<'de> for Seed<'_, '_, 'r> {
+    type Value = ();
+
+    fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        let types = &self.reader.program.contract.types;
+        let (ty, optional) = match types.kind(self.ty) {
+            TypeKind::Optional(inner) => (*inner, true),
+            _ => (self.ty, false),
+        };
+        if *types.kind(ty) == TypeKind::Decimal {
+            let raw = <&'de RawValue>::deserialize(deserializer)?;
+            decimal(self.reader, raw.get(), optional, &mut self.out[0]);
+            return Ok(());
+        }
+        deserializer.deserialize_any(ValueVisitor { reader: self.reader, ty, optional, out: self.out })
+    }
+}
+
+/// Reads a decimal from its raw JSON text: a number or a string.
+fn decimal(reader: &mut Reader<'_, '_>, raw: &str, optional: bool, out: &mut Slot) {
+    let parsed = if let Some(quoted) = raw.strip_prefix('"') {
+        let text: Cow<'_, str> = if raw.contains('\\') {
+            serde_json::from_str::<String>(raw).map(Cow::Owned).unwrap_or(Cow::Borrowed(""))
+        } else {
+            Cow::Borrowed(quoted.strip_suffix('"').unwrap_or(quoted))
+        };
+        ir::value::parse_decimal(&text).map_err(|_| format!("expected decimal, got {}", quote(&text)))
+    } else if raw == "null" {
+        if optional {
+            *out = Slot::ABSENT;
+            return;
+        }
+        Err("expected decimal, got null".to_string())
+    } else if raw.starts_with(|c: char| c == '-' || c.is_ascii_digit()) {
+        number_decimal(raw)
+    } else {
+        Err(format!("expected decimal, got {}", describe_raw(raw)))
+    };
+    match parsed {
+        Ok(value) => *out = Slot::decimal(value),
+        Err(message) => reader.problem(message),
+    }
+}
+
+/// A JSON number's text as an exact decimal.
+fn number_decimal(text: &str) -> Result<rust_decimal::Decimal, String> {
+    if text.contains(['e', 'E']) {
+        rust_decimal::Decimal::from_scientific(text)
+            .map_err(|_| format!("{text} does not fit a decimal exactly"))
+    } else {
+        ir::value::parse_decimal(text)
+    }
+}
+
+fn quote(text: &str) -> String {
+    if text.chars().count() > 40 {
+        let short: String = text.chars().take(37).collect();
+        format!("{:?}", short + "...")
+    } else {
+        format!("{text:?}")
+    }
+}
+
+fn describe_raw(raw: &str) -> String {
+    match raw.as_bytes().first() {
+        Some(b'[') => "a list".into(),
+        Some(b'{') => "an object".into(),
+        _ => raw.chars().take(40).collect(),
+    }
+}
+
+struct ValueVisitor<'s, 'p, 'r> {
+    reader: &'s mut Reader<'p, 'r>,
+    /// The type without its optional wrapper.
+    ty: TypeId,
+    optional: bool,
+    out: &'s mut [Slot],
+}
+
+impl<'s, 'p, 'r> ValueVisitor<'s, 'p, 'r> {
+    fn shape(&self) -> &'p Shape {
+        &self.reader.program.layouts.of(self.ty).shape
+    }
+
+    fn mismatch(self, got: String) {
+        let expected = self.reader.type_name(self.ty);
+        self.reader.problem(format!("expected {expected}, got {got}"));
+    }
+
+    fn set(self, slot: Slot) {
+        self.out[0] = slot;
+    }
+}
+
+impl<'de: 'r, 'r> Visitor<'de> for ValueVisitor<'_, '_, 'r> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "a value of type {}", self.reader.program.contract.types.display(self.ty))
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+        if self.optional {
+            self.set(Slot::ABSENT);
+        } else {
+            self.mismatch("null".into());
+        }
+        Ok(())
+    }
+
+    fn visit_bool<E: de::Error>(self, value: bool) -> Result<(), E> {
+        match self.shape() {
+            Shape::Bool => self.set(Slot::bool(value)),
+            _ => self.mismatch(value.to_string()),
+        }
+        Ok(())
+    }
+
+    fn visit_i64<E: de::Error>(self, value: i64) -> Result<(), E> {
+        match self.shape() {
+            Shape::Int => self.set(Slot::int(value)),
+            Shape::Float => self.set(Slot::float(value as f64)),
+            _ => self.mismatch(value.to_string()),
+        }
+        Ok(())
+    }
+
+    fn visit_u64<E: de::Error>(self, value: u64) -> Result<(), E> {
+        match (self.shape(), i64::try_from(value)) {
+            (Shape::Int, Ok(v)) => self.set(Slot::int(v)),
+            (Shape::Int, Err(_)) => self.reader.problem(format!("{value} does not fit an int (64-bit)")),
+            (Shape::Float, _) => self.set(Slot::float(value as f64)),
+            _ => self.mismatch(value.to_string()),
+        }
+        Ok(())
+    }
+
+    fn visit_f64<E: de::Error>(self, value: f64) -> Result<(), E> {
+        match self.shape() {
+            Shape::Float if value.is_finite() => self.set(Slot::float(value)),
+            _ => self.mismatch(format!("{value:?}")),
+        }
+        Ok(())
+    }
+
+    fn visit_borrowed_str<E: de::Error>(self, value: &'de str) -> Result<(), E> {
+        self.string(Cow::Borrowed(value));
+        Ok(())
+    }
+
+    fn visit_str<E: de::Error>(self, value: &str) -> Result<(), E> {
+        self.string(Cow::Owned(value.to_string()));
+        Ok(())
+    }
+
+    fn visit_string<E: de::Error>(self, value: String) -> Result<(), E> {
+        self.string(Cow::Owned(value));
+        Ok(())
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        let Shape::List { element, stride } = *self.shape() else {
+            while seq.next_element::<IgnoredAny>()?.is_some() {}
+            self.mismatch("a list".into());
+            return Ok(());
+        };
+        let stride = stride as usize;
+        let mut elements: Vec<Slot> = Vec::new();
+        let mut count = 0;
+        loop {
+            let start = elements.len();
+            elements.resize(start + stride, Slot::ABSENT);
+            self.reader.path.push(Segment::Index(count));
+            let seed = Seed { reader: self.reader, ty: element, out: &mut elements[start..] };
+            let more = seq.next_element_seed(seed);
+            self.reader.path.pop();
+            if more?.is_none() {
+                elements.truncate(start);
+                break;
+            }
+            count += 1;
+        }
+        let slot = self.reader.store.list(elements, count);
+        self.out[0] = slot;
+        Ok(())
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let types = &self.reader.program.contract.types;
+        let Some(fields) = types.record_fields(self.ty) else {
+            while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+            self.mismatch("an object".into());
+            return Ok(());
+        };
+        let layouts = &self.reader.program.layouts;
+        let mut seen = vec![false; fields.len()];
+        while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
+            let Some(index) = self.reader.program.field_index(self.ty, &key) else {
+                map.next_value::<IgnoredAny>()?;
+                continue;
+            };
+            seen[index] = true;
+            let field = &fields[index];
+            let offset = layouts.field_offset(self.ty, index as u32);
+            let width = layouts.width(field.ty);
+            self.reader.path.push(Segment::Name(&field.name));
+            let result = map.next_value_seed(Seed {
+                reader: self.reader,
+                ty: field.ty,
+                out: &mut self.out[offset..offset + width],
+            });
+            self.reader.path.pop();
+            result?;
+        }
+        for (index, field) in fields.iter().enumerate() {
+            if !seen[index] && types.optional_inner(field.ty).is_none() {
+                self.reader.path.push(Segment::Name(&field.name));
+                let expected = self.reader.type_name(field.ty);
+                self.reader.problem(format!("missing ({expected})"));
+                self.reader.path.pop();
+            }
+        }
+        Ok(())
+    }
+}
+
+/// An object key, borrowed from the request text when it has no escapes.
+struct Key<'de>(Cow<'de, str>);
+
+impl<'de> Deserialize<'de> for Key<'de> {
+    fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct KeyVisitor;
+        impl<'de> Visitor<'de> for KeyVisitor {
+            type Value = Key<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a field name")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Owned(v.to_string())))
+            }
+        }
+        deserializer.deserialize_str(KeyVisitor)
+    }
+}
+
+impl<'r> ValueVisitor<'_, '_, 'r> {
+    fn string(self, value: Cow<'r, str>) {
+        let parsed = match (self.shape(), self.reader.program.contract.types.kind(self.ty)) {
+            (Shape::Str, TypeKind::Enum(values)) if !values.iter().any(|v| *v == *value) => {
+                Err(format!("{} is not one of {}", quote(&value), values.join(", ")))
+            }
+            (Shape::Str, _) => {
+                let slot = match value {
+                    Cow::Borrowed(text) => self.reader.store.borrowed_str(text),
+                    Cow::Owned(text) => self.reader.store.owned_str(text),
+                };
+                Ok(slot)
+            }
+            (Shape::Timestamp, _) => ir::time::parse_timestamp(&value).map(Slot::timestamp),
+            (Shape::Duration, _) => ir::time::parse_duration(&value).map(Slot::duration),
+            _ => {
+                let got = quote(&value);
+                return self.mismatch(got);
+            }
+        };
+        match parsed {
+            Ok(slot) => self.set(slot),
+            Err(message) => self.reader.problem(message),
+        }
+    }
+}

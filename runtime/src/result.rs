@@ -1,0 +1,225 @@
+//! The result of evaluating a request, and its JSON form.
+//!
+//! Keys come in the order LANGUAGE.md shows: `contract`, `version`,
+//! `decision`, `reasons`, `findings`, `effects`, `errors`. Decimals are
+//! strings (exact); ints and floats are numbers; effects appear in
+//! declaration order and only when a rule set them.
+
+use std::fmt::Write as _;
+
+use ir::{RuleId, TypeId, Verdict};
+use rust_decimal::Decimal;
+use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
+
+/// One evaluation's outcome. Borrows names from the contract.
+#[derive(Clone, PartialEq, Debug)]
+pub struct Evaluation<'p> {
+    pub contract: &'p str,
+    pub version: &'p str,
+    pub decision: Verdict,
+    pub reasons: Vec<Reason<'p>>,
+    pub findings: Vec<FindingResult<'p>>,
+    pub effects: Vec<EffectResult<'p>>,
+    pub errors: Vec<ErrorEntry<'p>>,
+}
+
+/// A deny or allow rule that decided.
+#[derive(Clone, PartialEq, Debug)]
+pub struct Reason<'p> {
+    pub rule: &'p str,
+    pub outcome: Verdict,
+    pub message: String,
+}
+
+#[derive(Clone, PartialEq, Debug)]
+pub struct FindingResult<'p> {
+    pub rule: &'p str,
+    pub code: &'p str,
+    pub severity: &'p str,
+    pub message: String,
+}
+
+/// An effect's combined value.
+#[derive(Clone, PartialEq, Debug)]
+pub struct EffectResult<'p> {
+    pub name: &'p str,
+    pub value: Owned,
+}
+
+/// An evaluation error of a rule.
+#[derive(Clone, PartialEq, Debug)]
+pub struct ErrorEntry<'p> {
+    pub rule: &'p str,
+    pub message: String,
+}
+
+/// A value that outlives the request it came from (effect values).
+#[derive(Clone, PartialEq, Debug)]
+pub enum Owned {
+    Bool(bool),
+    Int(i64),
+    Decimal(Decimal),
+    Float(f64),
+    String(String),
+    Timestamp(i64),
+    Duration(i64),
+    List(Vec<Owned>),
+    /// Field names and values, in declaration order.
+    Record(Vec<(String, Owned)>),
+}
+
+impl Serialize for Owned {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Owned::Bool(b) => s.serialize_bool(*b),
+            Owned::Int(i) => s.serialize_i64(*i),
+            Owned::Float(f) => s.serialize_f64(*f),
+            Owned::Decimal(d) => {
+                let mut text = String::new();
+                crate::value::write_decimal(*d, &mut text);
+                s.serialize_str(&text)
+            }
+            Owned::String(text) => s.serialize_str(text),
+            Owned::Timestamp(t) => s.serialize_str(&ir::time::format_timestamp(*t)),
+            Owned::Duration(d) => s.serialize_str(&ir::time::format_duration(*d)),
+            Owned::List(items) => {
+                let mut seq = s.serialize_seq(Some(items.len()))?;
+                for item in items {
+                    seq.serialize_element(item)?;
+                }
+                seq.end()
+            }
+            Owned::Record(fields) => {
+                let mut map = s.serialize_map(Some(fields.len()))?;
+                for (name, value) in fields {
+                    map.serialize_entry(name, value)?;
+                }
+                map.end()
+            }
+        }
+    }
+}
+
+impl Serialize for Evaluation<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(7))?;
+        map.serialize_entry("contract", self.contract)?;
+        map.serialize_entry("version", self.version)?;
+        map.serialize_entry("decision", self.decision.name())?;
+        map.serialize_entry("reasons", &Entries(&self.reasons))?;
+        map.serialize_entry("findings", &Entries(&self.findings))?;
+        map.serialize_entry("effects", &EffectsObject(&self.effects))?;
+        map.serialize_entry("errors", &Entries(&self.errors))?;
+        map.end()
+    }
+}
+
+/// A list of entries, each serialized as an ordered object.
+struct Entries<'e, T>(&'e [T]);
+
+impl<T: Entry> Serialize for Entries<'_, T> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(Some(self.0.len()))?;
+        for entry in self.0 {
+            seq.serialize_element(&EntryObject(entry))?;
+        }
+        seq.end()
+    }
+}
+
+/// The fields of a result entry, in their fixed order.
+trait Entry {
+    fn fields(&self) -> Vec<(&'static str, &str)>;
+}
+
+impl Entry for Reason<'_> {
+    fn fields(&self) -> Vec<(&'static str, &str)> {
+        vec![("rule", self.rule), ("outcome", self.outcome.name()), ("message", &self.message)]
+    }
+}
+
+impl Entry for FindingResult<'_> {
+    fn fields(&self) -> Vec<(&'static str, &str)> {
+        vec![
+            ("rule", self.rule),
+            ("code", self.code),
+            ("severity", self.severity),
+            ("message", &self.message),
+        ]
+    }
+}
+
+impl Entry for ErrorEntry<'_> {
+    fn fields(&self) -> Vec<(&'static str, &str)> {
+        vec![("rule", self.rule), ("message", &self.message)]
+    }
+}
+
+struct EntryObject<'e, T>(&'e T);
+
+impl<T: Entry> Serialize for EntryObject<'_, T> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let fields = self.0.fields();
+        let mut map = s.serialize_map(Some(fields.len()))?;
+        for (key, value) in fields {
+            map.serialize_entry(key, value)?;
+        }
+        map.end()
+    }
+}
+
+struct EffectsObject<'e, 'p>(&'e [EffectResult<'p>]);
+
+impl Serialize for EffectsObject<'_, '_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(self.0.len()))?;
+        for effect in self.0 {
+            map.serialize_entry(effect.name, &effect.value)?;
+        }
+        map.end()
+    }
+}
+
+impl Evaluation<'_> {
+    /// The result line `rulec eval` prints (no trailing newline).
+    pub fn to_json(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(256);
+        self.write_json(&mut out);
+        out
+    }
+
+    /// Appends the result's JSON to `out`.
+    pub fn write_json(&self, out: &mut Vec<u8>) {
+        let _ = serde_json::to_writer(out, self);
+    }
+
+    /// The rule ids of the reasons, for tests.
+    pub fn reason_rules(&self) -> Vec<&str> {
+        self.reasons.iter().map(|r| r.rule).collect()
+    }
+
+    /// A short human summary: `deny (single_limit)`.
+    pub fn summary(&self) -> String {
+        let mut out = self.decision.name().to_string();
+        if !self.reasons.is_empty() {
+            let _ = write!(out, " ({})", self.reason_rules().join(", "));
+        }
+        out
+    }
+}
+
+/// What `rulec eval --explain` prints for one rule.
+#[derive(Clone, PartialEq, Debug)]
+pub struct RuleTrace {
+    pub rule: RuleId,
+    pub applied: bool,
+    /// `None` when the rule was not evaluated.
+    pub fired: Option<Result<bool, String>>,
+    /// The rule's condition and its parts, with their values.
+    pub conditions: Vec<(String, String)>,
+    /// The lets the rule reads, with their values.
+    pub lets: Vec<(String, String)>,
+}
+
+/// An effect value's type, kept with the effect to convert it.
+pub type EffectType = TypeId;

@@ -1,0 +1,231 @@
+//! Values during evaluation, and how they are shown: in messages and in
+//! the result's JSON.
+//!
+//! A [`Value`] borrows from the input and the contract's constants
+//! (strings, records and lists are views, never copies); only computed
+//! strings and lists own their data. Rendering rules (LANGUAGE.md,
+//! Messages): decimals keep their scale, ints are digits, floats use Rust's
+//! shortest round-trip form, lists are `[a, b]`.
+
+use std::fmt::Write as _;
+use std::rc::Rc;
+
+use ir::{TypeId, TypeKind, TypeTable};
+use rust_decimal::Decimal;
+
+use crate::data::{ListRef, RecordRef, Slot};
+use crate::layout::{Layouts, Shape};
+
+/// A value being computed.
+#[derive(Clone, Debug)]
+pub enum Value<'a> {
+    /// An optional without a value.
+    Absent,
+    Bool(bool),
+    Int(i64),
+    Decimal(Decimal),
+    Float(f64),
+    /// Nanoseconds since the Unix epoch.
+    Timestamp(i64),
+    /// Nanoseconds.
+    Duration(i64),
+    /// A string (or enum value) from the input or the contract.
+    Str(&'a str),
+    /// A computed string.
+    Text(Rc<str>),
+    /// A record laid out in slots.
+    Record(RecordRef<'a>),
+    /// A list laid out in slots, with its element type.
+    List(ListRef<'a>, TypeId),
+    /// A computed list.
+    Items(Rc<[Value<'a>]>),
+}
+
+impl<'a> Value<'a> {
+    /// The string of a `Str` or `Text` value.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Value::Str(s) => s,
+            Value::Text(s) => s,
+            _ => "",
+        }
+    }
+
+    pub fn is_absent(&self) -> bool {
+        matches!(self, Value::Absent)
+    }
+
+    /// The number of elements of a list value.
+    pub fn list_len(&self) -> usize {
+        match self {
+            Value::List(list, _) => list.len(),
+            Value::Items(items) => items.len(),
+            _ => 0,
+        }
+    }
+
+    /// Element `i` of a list value.
+    pub fn list_get(&self, schema: &Schema<'_>, i: usize) -> Value<'a> {
+        match self {
+            Value::List(list, element) => read_element(schema.layouts, *list, *element, i),
+            Value::Items(items) => items[i].clone(),
+            _ => Value::Absent,
+        }
+    }
+}
+
+/// What decoding and rendering need: the types and their layouts.
+#[derive(Clone, Copy, Debug)]
+pub struct Schema<'s> {
+    pub types: &'s TypeTable,
+    pub layouts: &'s Layouts,
+}
+
+/// Reads a value of type `ty` laid out at `offset` of `record`.
+pub fn read<'a>(layouts: &Layouts, record: RecordRef<'a>, offset: usize, ty: TypeId) -> Value<'a> {
+    let layout = layouts.of(ty);
+    match &layout.shape {
+        Shape::Record { .. } => Value::Record(record.record(offset, layout.width as usize)),
+        Shape::Str => Value::Str(record.str(offset)),
+        Shape::List { element, stride } => Value::List(record.list(offset, *stride as usize), *element),
+        shape => read_scalar(
+            layouts,
+            shape,
+            record.slot(offset),
+            || record.str(offset),
+            |s| record.list(offset, s),
+        ),
+    }
+}
+
+/// Reads element `i` of a slot list whose elements have type `element`.
+pub fn read_element<'a>(layouts: &Layouts, list: ListRef<'a>, element: TypeId, i: usize) -> Value<'a> {
+    let layout = layouts.of(element);
+    match &layout.shape {
+        Shape::Record { .. } => Value::Record(list.record(i)),
+        Shape::Str => Value::Str(list.str(i)),
+        Shape::List { element: inner, stride } => Value::List(list.list(i, *stride as usize), *inner),
+        shape => read_scalar(layouts, shape, list.slot(i), || list.str(i), |s| list.list(i, s)),
+    }
+}
+
+/// A scalar or optional slot as a value.
+fn read_scalar<'a>(
+    layouts: &Layouts,
+    shape: &Shape,
+    slot: &'a Slot,
+    text: impl Fn() -> &'a str,
+    list: impl Fn(usize) -> ListRef<'a>,
+) -> Value<'a> {
+    match shape {
+        Shape::Bool => Value::Bool(slot.as_bool()),
+        Shape::Int => Value::Int(slot.as_int()),
+        Shape::Decimal => Value::Decimal(slot.as_decimal()),
+        Shape::Float => Value::Float(slot.as_float()),
+        Shape::Timestamp => Value::Timestamp(slot.as_int()),
+        Shape::Duration => Value::Duration(slot.as_int()),
+        Shape::Str => Value::Str(text()),
+        Shape::Optional { inner } => {
+            if slot.is_absent() {
+                return Value::Absent;
+            }
+            match &layouts.of(*inner).shape {
+                Shape::List { element, stride } => Value::List(list(*stride as usize), *element),
+                inner_shape => read_scalar(layouts, inner_shape, slot, text, list),
+            }
+        }
+        // Records and lists are handled by the callers.
+        Shape::List { .. } | Shape::Record { .. } => Value::Absent,
+    }
+}
+
+/// Appends a value as a message shows it.
+pub fn render(schema: &Schema<'_>, value: &Value<'_>, out: &mut String) {
+    match value {
+        Value::Absent => {}
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Int(i) => {
+            let _ = write!(out, "{i}");
+        }
+        Value::Decimal(d) => write_decimal(*d, out),
+        Value::Float(f) => {
+            let _ = write!(out, "{f:?}");
+        }
+        Value::Timestamp(t) => out.push_str(&ir::time::format_timestamp(*t)),
+        Value::Duration(d) => out.push_str(&ir::time::format_duration(*d)),
+        Value::Str(s) => out.push_str(s),
+        Value::Text(s) => out.push_str(s),
+        Value::Record(_) => out.push_str("{..}"),
+        Value::List(..) | Value::Items(_) => {
+            out.push('[');
+            for i in 0..value.list_len() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                render(schema, &value.list_get(schema, i), out);
+            }
+            out.push(']');
+        }
+    }
+}
+
+/// Writes a decimal with its scale; a zero is never shown negative.
+pub fn write_decimal(d: Decimal, out: &mut String) {
+    let _ = if d.is_zero() && d.is_sign_negative() { write!(out, "{}", -d) } else { write!(out, "{d}") };
+}
+
+/// Appends a value's JSON form, as a value of type `ty`: decimals,
+/// timestamps and durations as strings, records as objects.
+pub fn write_json(schema: &Schema<'_>, ty: TypeId, value: &Value<'_>, out: &mut Vec<u8>) {
+    match value {
+        Value::Absent => out.extend_from_slice(b"null"),
+        Value::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
+        Value::Int(i) => {
+            let _ = std::io::Write::write_fmt(out, format_args!("{i}"));
+        }
+        Value::Float(f) => {
+            let _ = serde_json::to_writer(&mut *out, f);
+        }
+        Value::Decimal(_) | Value::Timestamp(_) | Value::Duration(_) => {
+            let mut text = String::new();
+            render(schema, value, &mut text);
+            write_json_str(&text, out);
+        }
+        Value::Str(s) => write_json_str(s, out),
+        Value::Text(s) => write_json_str(s, out),
+        Value::Record(record) => {
+            let fields = schema.types.record_fields(ty).unwrap_or(&[]);
+            out.push(b'{');
+            for (i, field) in fields.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_json_str(&field.name, out);
+                out.push(b':');
+                let offset = schema.layouts.field_offset(ty, i as u32);
+                write_json(schema, field.ty, &read(schema.layouts, *record, offset, field.ty), out);
+            }
+            out.push(b'}');
+        }
+        Value::List(..) | Value::Items(_) => {
+            let element = match schema.types.kind(ty) {
+                TypeKind::List(element) => *element,
+                TypeKind::Optional(inner) => schema.types.list_element(*inner).unwrap_or(*inner),
+                _ => ty,
+            };
+            out.push(b'[');
+            for i in 0..value.list_len() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_json(schema, element, &value.list_get(schema, i), out);
+            }
+            out.push(b']');
+        }
+    }
+}
+
+/// Appends a JSON string literal.
+pub fn write_json_str(text: &str, out: &mut Vec<u8>) {
+    let _ = serde_json::to_writer(&mut *out, text);
+}
