@@ -237,52 +237,63 @@ fn slot_str(slot: &Slot) -> &str {
 }
 
 /// Reads a list slot of a view.
-fn slot_list<'a>(slot: &'a Slot, stride: usize) -> ListRef<'a> {
+fn slot_list(slot: &Slot, stride: usize) -> ListRef<'_> {
+    let stride = u32::try_from(stride.max(1)).unwrap_or(u32::MAX);
     if slot.tag != Tag::List || slot.b == 0 {
-        return ListRef { elements: &[], stride: stride.max(1), len: 0 };
+        return ListRef { elements: std::ptr::NonNull::dangling(), len: 0, stride, _store: PhantomData };
     }
-    let len = slot.b as usize;
-    // SAFETY: list slots are built by a store from a boxed slice of exactly
-    // `len * stride` slots that the store owns for its whole life.
-    let elements = unsafe { std::slice::from_raw_parts(slot.a as *const Slot, len * stride) };
-    ListRef { elements, stride, len }
+    // SAFETY: list slots are built by a store from a non-null boxed slice of
+    // exactly `len * stride` slots that the store owns for its whole life.
+    let elements = unsafe { std::ptr::NonNull::new_unchecked(slot.a as *mut Slot) };
+    ListRef { elements, len: u32::try_from(slot.b).unwrap_or(u32::MAX), stride, _store: PhantomData }
 }
 
-/// A list's elements, each `stride` slots wide.
+/// A list's elements, each `stride` slots wide: 16 bytes, so values that
+/// hold one stay small.
 #[derive(Clone, Copy, Debug)]
 pub struct ListRef<'a> {
-    elements: &'a [Slot],
-    stride: usize,
-    len: usize,
+    elements: std::ptr::NonNull<Slot>,
+    len: u32,
+    stride: u32,
+    _store: PhantomData<&'a [Slot]>,
 }
 
 impl<'a> ListRef<'a> {
     pub fn len(&self) -> usize {
-        self.len
+        self.len as usize
     }
 
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
 
+    /// The slots of element `i` (`stride` of them).
+    fn element(&self, i: usize) -> &'a [Slot] {
+        assert!(i < self.len as usize, "list index checked by the caller");
+        let stride = self.stride as usize;
+        // SAFETY: `i < len`, and the store behind the list holds
+        // `len * stride` slots from `elements` for `'a`.
+        unsafe { std::slice::from_raw_parts(self.elements.as_ptr().add(i * stride), stride) }
+    }
+
     /// Element `i` as a record view (width `stride`).
     pub fn record(&self, i: usize) -> RecordRef<'a> {
-        RecordRef { slots: &self.elements[i * self.stride..(i + 1) * self.stride] }
+        RecordRef { slots: self.element(i) }
     }
 
     /// Element `i` as a slot (lists of scalars, stride 1).
     pub fn slot(&self, i: usize) -> &'a Slot {
-        &self.elements[i * self.stride]
+        &self.element(i)[0]
     }
 
     /// The string of element `i`.
     pub fn str(&self, i: usize) -> &'a str {
-        slot_str(&self.elements[i * self.stride])
+        slot_str(&self.element(i)[0])
     }
 
     /// The list in element `i` (lists of lists), elements `stride` wide.
     pub fn list(&self, i: usize, stride: usize) -> ListRef<'a> {
-        slot_list(&self.elements[i * self.stride], stride)
+        slot_list(&self.element(i)[0], stride)
     }
 }
 

@@ -6,27 +6,33 @@
 
 use std::fmt;
 
-/// Why evaluating an expression stopped.
+/// Why evaluating an expression stopped. Boxed, so results that may
+/// carry one stay small on the hot path.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Fault {
     /// A table key or list index that is not there; `??` catches it.
-    Missing(String),
+    Missing(Box<str>),
     /// Any other evaluation error.
-    Error(EvalError),
+    Error(Box<EvalError>),
 }
 
 impl From<EvalError> for Fault {
     fn from(error: EvalError) -> Fault {
-        Fault::Error(error)
+        Fault::Error(Box::new(error))
     }
 }
 
 impl Fault {
+    /// A fault for a missing key or index, described by `what`.
+    pub fn missing(what: String) -> Fault {
+        Fault::Missing(what.into_boxed_str())
+    }
+
     /// The error an uncaught fault becomes.
     pub fn into_error(self) -> EvalError {
         match self {
-            Fault::Missing(what) => EvalError::Missing(what),
-            Fault::Error(error) => error,
+            Fault::Missing(what) => EvalError::Missing(what.into()),
+            Fault::Error(error) => *error,
         }
     }
 }

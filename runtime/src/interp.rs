@@ -15,6 +15,8 @@ use ir::{
 };
 use rust_decimal::Decimal;
 
+mod typed;
+
 use crate::data::RecordRef;
 use crate::error::{EvalError, Fault};
 use crate::host::{HostFn, HostValue};
@@ -22,7 +24,7 @@ use crate::ops;
 use crate::program::{CmpKind, Node, NodeId, Program};
 use crate::request::Input;
 use crate::result::{EffectResult, ErrorEntry, Evaluation, FindingResult, Owned, Reason, RuleTrace};
-use crate::value::{Schema, Value, read, render};
+use crate::value::{Schema, Value, list_element, read, render};
 
 /// The request-level settings of one evaluation.
 #[derive(Clone, Copy, Debug, Default)]
@@ -67,12 +69,64 @@ enum Memo<T> {
     Failed(EvalError),
 }
 
-/// What a fired rule produced.
-struct Fired<'a> {
-    rule: RuleId,
-    message: Option<String>,
-    finding: Option<String>,
-    effects: Vec<(usize, Value<'a>)>,
+/// What the rules produced so far, in rule order.
+#[derive(Default)]
+struct Tally<'p> {
+    deny: Vec<Reason<'p>>,
+    allow: Vec<Reason<'p>>,
+    findings: Vec<FindingResult<'p>>,
+    errors: Vec<ErrorEntry<'p>>,
+    /// An error under `on_error: deny`.
+    failed_closed: bool,
+    /// The verdict of the rule that decided, under first-match.
+    decided: Option<Verdict>,
+}
+
+/// Per-evaluation working memory, reused across evaluations on a thread so
+/// an evaluation allocates nothing but its result.
+#[derive(Default)]
+struct Scratch<'a> {
+    lets: Vec<Memo<Value<'a>>>,
+    rules: Vec<Memo<bool>>,
+    locals: Vec<Value<'a>>,
+    effects: Vec<Option<Value<'a>>>,
+    pending: Vec<(usize, Value<'a>)>,
+}
+
+impl<'a> Scratch<'a> {
+    /// Takes this thread's scratch (or a fresh one when it is in use, by a
+    /// host function evaluating another contract) sized for `c`.
+    fn take(c: &ir::Contract) -> Scratch<'a> {
+        let mut scratch: Scratch<'a> = SCRATCH
+            .with(|cell| cell.try_borrow_mut().map(|mut s| std::mem::take(&mut *s)).unwrap_or_default());
+        scratch.lets.resize_with(c.lets.len(), || Memo::Todo);
+        scratch.rules.resize(c.rules.len(), Memo::Todo);
+        scratch.locals.resize(c.locals.len(), Value::Absent);
+        scratch.effects.resize(c.effects.len(), None);
+        scratch
+    }
+
+    /// Empties the scratch and gives its memory back to the thread.
+    fn recycle(mut self) {
+        self.lets.clear();
+        self.rules.clear();
+        self.locals.clear();
+        self.effects.clear();
+        self.pending.clear();
+        // SAFETY: every vector is empty, so no value borrowing for `'a`
+        // remains: only the allocations are kept, and `Scratch<'a>` and
+        // `Scratch<'static>` have the same layout.
+        let empty: Scratch<'static> = unsafe { std::mem::transmute::<Scratch<'a>, Scratch<'static>>(self) };
+        SCRATCH.with(|cell| {
+            if let Ok(mut slot) = cell.try_borrow_mut() {
+                *slot = empty;
+            }
+        });
+    }
+}
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<Scratch<'static>> = std::cell::RefCell::default();
 }
 
 /// One evaluation: `'p` is the program's lifetime (names in the result),
@@ -83,10 +137,14 @@ struct Frame<'p, 'a> {
     hosts: &'p [HostFn],
     input: RecordRef<'a>,
     now: Option<i64>,
-    lets: Vec<Memo<Value<'a>>>,
-    rules: Vec<Memo<bool>>,
-    locals: Vec<Value<'a>>,
+    scratch: Scratch<'a>,
     depth: u32,
+}
+
+impl Drop for Frame<'_, '_> {
+    fn drop(&mut self) {
+        std::mem::take(&mut self.scratch).recycle();
+    }
 }
 
 /// Grow the stack (if needed) every this many nested nodes.
@@ -95,17 +153,7 @@ const STACK_CHECK_EVERY: u32 = 32;
 impl<'p: 'a, 'a> Frame<'p, 'a> {
     fn new(p: &'p Program, hosts: &'p [HostFn], context: &Context, input: RecordRef<'a>) -> Self {
         let c = &p.contract;
-        Frame {
-            p,
-            schema: p.schema(),
-            hosts,
-            input,
-            now: context.now,
-            lets: vec![Memo::Todo; c.lets.len()],
-            rules: vec![Memo::Todo; c.rules.len()],
-            locals: vec![Value::Absent; c.locals.len()],
-            depth: 0,
-        }
+        Frame { p, schema: p.schema(), hosts, input, now: context.now, scratch: Scratch::take(c), depth: 0 }
     }
 
     fn applies(&self, context: &Context, rule: &ir::Rule) -> bool {
@@ -120,36 +168,22 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
     /// Runs the rules under the contract's decision mode.
     fn run(&mut self, context: &Context) -> Evaluation<'p> {
         let c: &'p ir::Contract = &self.p.contract;
-        let mut fired: Vec<Fired<'a>> = Vec::new();
-        let mut errors: Vec<ErrorEntry<'p>> = Vec::new();
-        let mut effects: Vec<Option<Value<'a>>> = vec![None; c.effects.len()];
-        let mut failed_closed = false;
-        let mut decided: Option<RuleId> = None;
+        let mut tally = Tally::default();
         for (i, rule) in c.rules.iter().enumerate() {
             if !self.applies(context, rule) {
                 continue;
             }
-            let id = RuleId::from_index(i);
-            let outcome =
-                self.fired(id).and_then(|yes| if yes { self.outcomes(id).map(Some) } else { Ok(None) });
-            let outcome = outcome.and_then(|f| match f {
-                Some(f) => self.combine(&mut effects, &f).map(|()| Some(f)),
-                None => Ok(None),
-            });
-            match outcome {
-                Ok(None) => {}
-                Ok(Some(f)) => {
-                    let verdict = rule.verdict.is_some();
-                    fired.push(f);
-                    if verdict && c.decision == DecisionMode::FirstMatch {
-                        decided = Some(id);
+            match self.fire(RuleId::from_index(i), &mut tally) {
+                Ok(fired) => {
+                    if fired && c.decision == DecisionMode::FirstMatch && rule.verdict.is_some() {
+                        tally.decided = rule.verdict.as_ref().map(|v| v.verdict);
                         break;
                     }
                 }
                 Err(error) => {
-                    errors.push(ErrorEntry { rule: &rule.name, message: error.to_string() });
+                    tally.errors.push(ErrorEntry { rule: &rule.name, message: error.to_string() });
                     if c.on_error == OnError::Deny {
-                        failed_closed = true;
+                        tally.failed_closed = true;
                         if c.decision == DecisionMode::FirstMatch {
                             break;
                         }
@@ -157,77 +191,16 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
                 }
             }
         }
-        self.result(fired, effects, errors, failed_closed, decided)
+        self.result(tally)
     }
 
-    /// Builds the result from the fired rules.
-    fn result(
-        &self,
-        fired: Vec<Fired<'a>>,
-        effects: Vec<Option<Value<'a>>>,
-        errors: Vec<ErrorEntry<'p>>,
-        failed_closed: bool,
-        decided: Option<RuleId>,
-    ) -> Evaluation<'p> {
-        let c: &'p ir::Contract = &self.p.contract;
-        let verdict_of = |f: &Fired<'_>| c.rules[f.rule.index()].verdict.as_ref().map(|v| v.verdict);
-        let any = |v: Verdict| fired.iter().any(|f| verdict_of(f) == Some(v));
-        let decision = match decided {
-            Some(rule) => c.rules[rule.index()].verdict.as_ref().map_or(c.default, |v| v.verdict),
-            None if failed_closed || any(Verdict::Deny) => Verdict::Deny,
-            None if any(Verdict::Allow) => Verdict::Allow,
-            None => c.default,
-        };
-        let mut reasons = Vec::new();
-        let mut findings = Vec::new();
-        for f in fired {
-            let rule = &c.rules[f.rule.index()];
-            if let (Some(message), Some(v)) = (f.message, &rule.verdict)
-                && v.verdict == decision
-            {
-                reasons.push(Reason { rule: &rule.name, outcome: v.verdict, message });
-            }
-            if let (Some(message), Some(finding)) = (f.finding, &rule.finding) {
-                findings.push(FindingResult {
-                    rule: &rule.name,
-                    code: &finding.code,
-                    severity: finding.severity.name(),
-                    message,
-                });
-            }
+    /// Evaluates a rule and, when it fires, records its outcomes, all or
+    /// nothing: an error anywhere in the rule leaves only the error.
+    fn fire(&mut self, id: RuleId, tally: &mut Tally<'p>) -> Result<bool, EvalError> {
+        if !self.fired(id)? {
+            return Ok(false);
         }
-        let effects = effects
-            .into_iter()
-            .enumerate()
-            .filter_map(|(i, value)| {
-                let effect = &c.effects[i];
-                value.map(|v| EffectResult { name: &effect.name, value: self.owned(effect.ty, &v) })
-            })
-            .collect();
-        Evaluation { contract: &c.name, version: &c.version, decision, reasons, findings, effects, errors }
-    }
-
-    /// Whether a rule's condition holds, computed once.
-    fn fired(&mut self, id: RuleId) -> Result<bool, EvalError> {
-        match &self.rules[id.index()] {
-            Memo::Done(b) => return Ok(*b),
-            Memo::Failed(e) => return Err(e.clone()),
-            Memo::Busy => return Err(EvalError::Argument("rules depend on each other in a cycle".into())),
-            Memo::Todo => {}
-        }
-        self.rules[id.index()] = Memo::Busy;
-        let when = self.p.contract.rules[id.index()].when;
-        let result = self.eval(when.0).map(|v| matches!(v, Value::Bool(true))).map_err(Fault::into_error);
-        self.rules[id.index()] = match &result {
-            Ok(b) => Memo::Done(*b),
-            Err(e) => Memo::Failed(e.clone()),
-        };
-        result
-    }
-
-    /// A fired rule's message, finding and effect values.
-    fn outcomes(&mut self, id: RuleId) -> Result<Fired<'a>, EvalError> {
-        let rule = &self.p.contract.rules[id.index()];
+        let rule: &'p ir::Rule = &self.p.contract.rules[id.index()];
         let message = match &rule.verdict {
             Some(v) => Some(self.template(&v.message)?),
             None => None,
@@ -236,29 +209,99 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
             Some(f) => Some(self.template(&f.message)?),
             None => None,
         };
-        let mut effects = Vec::with_capacity(rule.effects.len());
-        for assign in &rule.effects {
-            let value = self.eval(assign.value.0).map_err(Fault::into_error)?;
-            effects.push((assign.effect.index(), value));
+        let mut pending = std::mem::take(&mut self.scratch.pending);
+        let combined = self.combine(rule, &mut pending);
+        if combined.is_ok() {
+            for (effect, value) in pending.drain(..) {
+                self.scratch.effects[effect] = Some(value);
+            }
         }
-        Ok(Fired { rule: id, message, finding, effects })
+        pending.clear();
+        self.scratch.pending = pending;
+        combined?;
+        if let (Some(message), Some(v)) = (message, &rule.verdict) {
+            let reasons = if v.verdict == Verdict::Deny { &mut tally.deny } else { &mut tally.allow };
+            reasons.push(Reason { rule: &rule.name, outcome: v.verdict, message });
+        }
+        if let (Some(message), Some(f)) = (finding, &rule.finding) {
+            tally.findings.push(FindingResult {
+                rule: &rule.name,
+                code: &f.code,
+                severity: f.severity.name(),
+                message,
+            });
+        }
+        Ok(true)
     }
 
-    /// Folds a fired rule's effect values into the running combination,
-    /// all or nothing.
-    fn combine(&self, acc: &mut [Option<Value<'a>>], fired: &Fired<'a>) -> Result<(), EvalError> {
-        let mut updates = Vec::with_capacity(fired.effects.len());
-        for (effect, value) in &fired.effects {
-            let combined = match &acc[*effect] {
-                None => value.clone(),
-                Some(old) => combine_values(self.p.contract.effects[*effect].combine, old, value)?,
+    /// Computes the combined value of every effect a fired rule sets, into
+    /// `pending`, leaving the running combination as it is.
+    fn combine(
+        &mut self,
+        rule: &'p ir::Rule,
+        pending: &mut Vec<(usize, Value<'a>)>,
+    ) -> Result<(), EvalError> {
+        for assign in &rule.effects {
+            let value = self.eval(assign.value.0).map_err(Fault::into_error)?;
+            let effect = assign.effect.index();
+            let combined = match &self.scratch.effects[effect] {
+                None => value,
+                Some(old) => combine_values(self.p.contract.effects[effect].combine, old, &value)?,
             };
-            updates.push((*effect, combined));
-        }
-        for (effect, value) in updates {
-            acc[effect] = Some(value);
+            pending.push((effect, combined));
         }
         Ok(())
+    }
+
+    /// Builds the result from the tally and the combined effects.
+    fn result(&mut self, tally: Tally<'p>) -> Evaluation<'p> {
+        let c: &'p ir::Contract = &self.p.contract;
+        let decision = match tally.decided {
+            Some(verdict) => verdict,
+            None if tally.failed_closed || !tally.deny.is_empty() => Verdict::Deny,
+            None if !tally.allow.is_empty() => Verdict::Allow,
+            None => c.default,
+        };
+        // The reasons are the fired rules of the winning verdict: none when
+        // the default or a failure decided.
+        let reasons = match decision {
+            Verdict::Deny => tally.deny,
+            Verdict::Allow => tally.allow,
+        };
+        let mut effects = Vec::new();
+        for (i, value) in self.scratch.effects.iter().enumerate() {
+            if let Some(v) = value {
+                let effect = &c.effects[i];
+                effects.push(EffectResult { name: &effect.name, value: self.owned(effect.ty, v) });
+            }
+        }
+        Evaluation {
+            contract: &c.name,
+            version: &c.version,
+            decision,
+            reasons,
+            findings: tally.findings,
+            effects,
+            errors: tally.errors,
+        }
+    }
+
+    /// Whether a rule's condition holds, computed once.
+    fn fired(&mut self, id: RuleId) -> Result<bool, EvalError> {
+        match &self.scratch.rules[id.index()] {
+            Memo::Done(b) => return Ok(*b),
+            Memo::Failed(e) => return Err(e.clone()),
+            Memo::Busy => return Err(EvalError::Argument("rules depend on each other in a cycle".into())),
+            Memo::Todo => {}
+        }
+        self.scratch.rules[id.index()] = Memo::Busy;
+        let when = self.p.contract.rules[id.index()].when;
+        let result = self.eval(when.0).map(|v| matches!(v, Value::Bool(true))).map_err(Fault::into_error);
+        self.scratch.rules[id.index()] = match &result {
+            Ok(b) => Memo::Done(*b),
+            Err(e) => Memo::Failed(e.clone()),
+        };
+        result
     }
 
     fn template(&mut self, template: &ir::Template) -> Result<String, EvalError> {
@@ -268,7 +311,7 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
                 ir::TemplatePart::Text(text) => out.push_str(text),
                 ir::TemplatePart::Expr(id) => {
                     let value = self.eval(id.0).map_err(Fault::into_error)?;
-                    render(&self.schema, &value, &mut out);
+                    render(&self.schema, self.p.contract.expr(*id).ty, &value, &mut out);
                 }
             }
         }
@@ -277,19 +320,19 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
 
     fn let_value(&mut self, id: u32) -> Result<Value<'a>, EvalError> {
         let index = id as usize;
-        match &self.lets[index] {
+        match &self.scratch.lets[index] {
             Memo::Done(v) => return Ok(v.clone()),
             Memo::Failed(e) => return Err(e.clone()),
             Memo::Busy => return Err(EvalError::Argument("lets depend on each other in a cycle".into())),
             Memo::Todo => {}
         }
-        self.lets[index] = Memo::Busy;
+        self.scratch.lets[index] = Memo::Busy;
         let l = &self.p.contract.lets[index];
         let result = self.eval(l.value.0).map_err(|f| EvalError::In {
             what: format!("let `{}`", l.name),
             error: Box::new(f.into_error()),
         });
-        self.lets[index] = match &result {
+        self.scratch.lets[index] = match &result {
             Ok(v) => Memo::Done(v.clone()),
             Err(e) => Memo::Failed(e.clone()),
         };
@@ -300,14 +343,18 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
         *self.now.get_or_insert_with(ops::clock_now)
     }
 
-    /// Evaluates a node, growing the stack every few levels of nesting.
+    /// Evaluates a node to a value.
     fn eval(&mut self, id: NodeId) -> Result<Value<'a>, Fault> {
+        self.nested(|frame| frame.eval_node(id))
+    }
+
+    /// Runs one level of nested evaluation, growing the stack every few
+    /// levels so no expression can overflow it.
+    #[inline(always)]
+    fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
         self.depth += 1;
-        let result = if self.depth.is_multiple_of(STACK_CHECK_EVERY) {
-            ir::stack::guard(|| self.eval_node(id))
-        } else {
-            self.eval_node(id)
-        };
+        let result =
+            if self.depth.is_multiple_of(STACK_CHECK_EVERY) { ir::stack::guard(|| f(self)) } else { f(self) };
         self.depth -= 1;
         result
     }
@@ -321,21 +368,21 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
                 let record = unsafe { RecordRef::new(std::slice::from_ref(slot)) };
                 Ok(read(&p.layouts, record, 0, *ty))
             }
-            Node::Input { offset, ty } => Ok(read(&p.layouts, self.input, *offset as usize, *ty)),
+            Node::Input { offset, read } => Ok(read.read(&p.layouts, self.input, *offset as usize)),
             Node::InputRecord => Ok(Value::Record(self.input)),
-            Node::Field { base, offset, ty } => match self.eval(*base)? {
-                Value::Record(record) => Ok(read(&p.layouts, record, *offset as usize, *ty)),
+            Node::Field { base, offset, read } => match self.eval(*base)? {
+                Value::Record(record) => Ok(read.read(&p.layouts, record, *offset as usize)),
                 _ => Ok(Value::Absent),
             },
-            Node::Let(l) => self.let_value(*l).map_err(Fault::Error),
+            Node::Let(l) => self.let_value(*l).map_err(Fault::from),
             Node::Rule(r) => {
                 let rule = RuleId(*r);
                 self.fired(rule).map(Value::Bool).map_err(|e| {
                     let name = &p.contract.rules[rule.index()].name;
-                    Fault::Error(EvalError::In { what: format!("rule `{name}`"), error: Box::new(e) })
+                    Fault::from(EvalError::In { what: format!("rule `{name}`"), error: Box::new(e) })
                 })
             }
-            Node::Local(l) => Ok(self.locals[*l as usize].clone()),
+            Node::Local(l) => Ok(self.scratch.locals[*l as usize].clone()),
             Node::List { items } => {
                 let mut values = Vec::with_capacity(items.len());
                 for item in items.iter() {
@@ -345,28 +392,13 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
             }
             Node::Unary(op, arg) => {
                 let value = self.eval(*arg)?;
-                unary(*op, value).map_err(Fault::Error)
+                unary(*op, value).map_err(Fault::from)
             }
             Node::Binary(op, lhs, rhs) => {
                 let (l, r) = (self.eval(*lhs)?, self.eval(*rhs)?);
-                binary(*op, l, r).map_err(Fault::Error)
+                binary(*op, l, r).map_err(Fault::from)
             }
-            Node::Compare { op, kind, lhs, rhs } => {
-                let (l, r) = (self.eval(*lhs)?, self.eval(*rhs)?);
-                Ok(Value::Bool(op.holds(self.compare(*kind, &l, &r))))
-            }
-            Node::And(lhs, rhs) => {
-                if !truthy(&self.eval(*lhs)?) {
-                    return Ok(Value::Bool(false));
-                }
-                Ok(Value::Bool(truthy(&self.eval(*rhs)?)))
-            }
-            Node::Or(lhs, rhs) => {
-                if truthy(&self.eval(*lhs)?) {
-                    return Ok(Value::Bool(true));
-                }
-                Ok(Value::Bool(truthy(&self.eval(*rhs)?)))
-            }
+            Node::Compare { .. } | Node::And(..) | Node::Or(..) => self.bool_node(id).map(Value::Bool),
             Node::Cond(cond, then, otherwise) => {
                 let branch = if truthy(&self.eval(*cond)?) { *then } else { *otherwise };
                 self.eval(branch)
@@ -376,37 +408,37 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
                 other => other,
             },
             Node::Present(value) => Ok(Value::Bool(!self.eval(*value)?.is_absent())),
-            Node::TableGet { table, key } => {
-                let key = self.eval(*key)?;
+            Node::TableGet { table, key: key_node } => {
+                let key = self.eval(*key_node)?;
                 let table = &p.tables[*table as usize];
                 match (table.row(&key), table.value) {
                     (Some(row), Some(ty)) => Ok(table.value(&p.layouts, row, ty)),
-                    _ => Err(Fault::Missing(format!(
-                        "key {} is not in table `{}`",
-                        self.show(&key),
-                        table.name
-                    ))),
+                    _ => {
+                        let shown = self.show(p.contract.exprs[*key_node as usize].ty, &key);
+                        Err(Fault::missing(format!("key {shown} is not in table `{}`", table.name)))
+                    }
                 }
             }
             Node::TableHas { table, key } => {
                 let key = self.eval(*key)?;
                 Ok(Value::Bool(p.tables[*table as usize].row(&key).is_some()))
             }
-            Node::Index { list, index } => {
+            Node::Index { list, index, element } => {
                 let list = self.eval(*list)?;
                 let Value::Int(i) = self.eval(*index)? else { return Ok(Value::Absent) };
                 match usize::try_from(i) {
-                    Ok(at) if at < list.list_len() => Ok(list.list_get(&self.schema, at)),
-                    _ => Err(Fault::Missing(format!(
+                    Ok(at) if at < list.list_len() => Ok(list.list_get(&p.layouts, *element, at)),
+                    _ => Err(Fault::missing(format!(
                         "index {i} is out of range for a list of {}",
                         list.list_len()
                     ))),
                 }
             }
-            Node::InList { item, list, kind } => {
+            Node::InList { item, list, kind, element } => {
                 let (item, list) = (self.eval(*item)?, self.eval(*list)?);
-                let found = (0..list.list_len())
-                    .any(|i| self.compare(*kind, &item, &list.list_get(&self.schema, i)) == Ordering::Equal);
+                let found = (0..list.list_len()).any(|i| {
+                    self.compare(*kind, &item, &list.list_get(&p.layouts, *element, i)) == Ordering::Equal
+                });
                 Ok(Value::Bool(found))
             }
             Node::Call { func, args } => self.call(id, *func, args),
@@ -419,10 +451,10 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
         }
     }
 
-    /// A value for an error message: strings quoted.
-    fn show(&self, value: &Value<'_>) -> String {
+    /// A value of type `ty` for an error message: strings quoted.
+    fn show(&self, ty: TypeId, value: &Value<'_>) -> String {
         let mut text = String::new();
-        render(&self.schema, value, &mut text);
+        render(&self.schema, ty, value, &mut text);
         match value {
             Value::Str(_) | Value::Text(_) => format!("{text:?}"),
             _ => text,
@@ -456,7 +488,8 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
         let mut count = 0i64;
         let mut sum = zero_of(ty);
         for i in 0..len {
-            self.locals[param as usize] = list.list_get(&self.schema, i);
+            let element = self.p.contract.locals[param as usize];
+            self.scratch.locals[param as usize] = list.list_get(&self.p.layouts, element, i);
             let value = self.eval(body)?;
             match kind {
                 LambdaKind::Any if truthy(&value) => return Ok(Value::Bool(true)),
@@ -478,16 +511,16 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
         let mut values = Vec::with_capacity(args.len());
         for arg in args {
             let value = self.eval(*arg)?;
-            values.push(self.to_host(&value));
+            values.push(self.to_host(self.p.contract.exprs[*arg as usize].ty, &value));
         }
         let host = &self.hosts[func as usize];
         match host.call(&values) {
             Ok(result) => Ok(from_host(result)),
-            Err(message) => Err(Fault::Error(EvalError::Host { name: host.name.clone(), message })),
+            Err(message) => Err(Fault::from(EvalError::Host { name: host.name.clone(), message })),
         }
     }
 
-    fn to_host(&self, value: &Value<'_>) -> HostValue {
+    fn to_host(&self, ty: TypeId, value: &Value<'_>) -> HostValue {
         match value {
             Value::Bool(b) => HostValue::Bool(*b),
             Value::Int(i) => HostValue::Int(*i),
@@ -496,9 +529,14 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
             Value::Timestamp(t) => HostValue::Timestamp(*t),
             Value::Duration(d) => HostValue::Duration(*d),
             Value::Str(_) | Value::Text(_) => HostValue::String(value.as_str().to_string()),
-            Value::List(..) | Value::Items(_) => HostValue::List(
-                (0..value.list_len()).map(|i| self.to_host(&value.list_get(&self.schema, i))).collect(),
-            ),
+            Value::List(..) | Value::Items(_) => {
+                let element = list_element(&self.schema, ty);
+                HostValue::List(
+                    (0..value.list_len())
+                        .map(|i| self.to_host(element, &value.list_get(&self.p.layouts, element, i)))
+                        .collect(),
+                )
+            }
             Value::Absent | Value::Record(_) => HostValue::Bool(false),
         }
     }
@@ -517,7 +555,7 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
                 let element = self.schema.types.list_element(ty).unwrap_or(ty);
                 Owned::List(
                     (0..value.list_len())
-                        .map(|i| self.owned(element, &value.list_get(&self.schema, i)))
+                        .map(|i| self.owned(element, &value.list_get(&self.p.layouts, element, i)))
                         .collect(),
                 )
             }
@@ -566,7 +604,7 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
             Builtin::Now => Ok(Value::Timestamp(self.now())),
             Builtin::ToString => {
                 let mut text = String::new();
-                render(&self.schema, &a, &mut text);
+                render(&self.schema, self.p.contract.exprs[args[0] as usize].ty, &a, &mut text);
                 Ok(Value::Text(Rc::from(text)))
             }
             Builtin::Dot | Builtin::Cosine | Builtin::L2 => {
@@ -580,12 +618,12 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
             }
             _ => builtin(func, a, b, self.p.contract.exprs[id as usize].ty),
         };
-        result.map_err(Fault::Error)
+        result.map_err(Fault::from)
     }
 
     fn floats(&self, list: &Value<'_>) -> Vec<f64> {
         (0..list.list_len())
-            .map(|i| match list.list_get(&self.schema, i) {
+            .map(|i| match list.list_get(&self.p.layouts, TypeTable::FLOAT, i) {
                 Value::Float(f) => f,
                 _ => 0.0,
             })
@@ -596,7 +634,7 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
     fn trace(&mut self, context: &Context, id: RuleId) -> RuleTrace {
         let rule = &self.p.contract.rules[id.index()];
         let applied = self.applies(context, rule);
-        let fired = match &self.rules[id.index()] {
+        let fired = match &self.scratch.rules[id.index()] {
             Memo::Done(b) => Some(Ok(*b)),
             Memo::Failed(e) => Some(Err(e.to_string())),
             Memo::Todo | Memo::Busy => None,
@@ -608,7 +646,7 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
             for part in parts {
                 let text = ir::print::expr(&self.p.contract, part);
                 let value = match self.eval(part.0) {
-                    Ok(v) => self.show(&v),
+                    Ok(v) => self.show(self.p.contract.expr(part).ty, &v),
                     Err(f) => format!("error: {}", f.into_error()),
                 };
                 conditions.push((text, value));
@@ -616,8 +654,8 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
         }
         let mut lets = Vec::new();
         for l in lets_read(&self.p.contract, rule.when) {
-            let value = match &self.lets[l as usize] {
-                Memo::Done(v) => self.show(v),
+            let value = match &self.scratch.lets[l as usize] {
+                Memo::Done(v) => self.show(self.p.contract.lets[l as usize].ty, v),
                 Memo::Failed(e) => format!("error: {e}"),
                 Memo::Todo | Memo::Busy => "not computed".to_string(),
             };
@@ -665,7 +703,7 @@ fn order(l: &Value<'_>, r: &Value<'_>) -> Ordering {
         (Value::Int(a), Value::Int(b))
         | (Value::Timestamp(a), Value::Timestamp(b))
         | (Value::Duration(a), Value::Duration(b)) => a.cmp(b),
-        (Value::Decimal(a), Value::Decimal(b)) => a.cmp(b),
+        (Value::Decimal(a), Value::Decimal(b)) => crate::decimal::cmp(*a, *b),
         (Value::Float(a), Value::Float(b)) => ops::float_cmp(*a, *b),
         (Value::Bool(a), Value::Bool(b)) => a.cmp(b),
         (Value::Str(_) | Value::Text(_), Value::Str(_) | Value::Text(_)) => {
@@ -687,8 +725,11 @@ fn structural_eq(schema: &Schema<'_>, ty: TypeId, l: &Value<'_>, r: &Value<'_>) 
         (TypeKind::Optional(inner), _, _) => structural_eq(schema, *inner, l, r),
         (TypeKind::List(element), _, _) => {
             l.list_len() == r.list_len()
-                && (0..l.list_len())
-                    .all(|i| structural_eq(schema, *element, &l.list_get(schema, i), &r.list_get(schema, i)))
+                && (0..l.list_len()).all(|i| {
+                    let (a, b) =
+                        (l.list_get(schema.layouts, *element, i), r.list_get(schema.layouts, *element, i));
+                    structural_eq(schema, *element, &a, &b)
+                })
         }
         (TypeKind::Record(fields), Value::Record(a), Value::Record(b)) => {
             fields.iter().enumerate().all(|(i, f)| {

@@ -15,6 +15,7 @@
 
 pub mod contract_tests;
 pub mod data;
+pub mod decimal;
 pub mod engine;
 pub mod error;
 pub mod host;

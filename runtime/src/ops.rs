@@ -9,7 +9,9 @@
 use std::cmp::Ordering;
 use std::str::FromStr;
 
-use rust_decimal::{Decimal, RoundingStrategy};
+use rust_decimal::Decimal;
+
+use crate::decimal;
 
 use crate::error::{EvalError, EvalResult};
 
@@ -57,15 +59,15 @@ pub fn int_abs(a: i64) -> EvalResult<i64> {
 // ----- decimal -----
 
 pub fn dec_add(a: Decimal, b: Decimal) -> EvalResult<Decimal> {
-    a.checked_add(b).ok_or(EvalError::Overflow("decimal"))
+    decimal::add(a, b).ok_or(EvalError::Overflow("decimal"))
 }
 
 pub fn dec_sub(a: Decimal, b: Decimal) -> EvalResult<Decimal> {
-    a.checked_sub(b).ok_or(EvalError::Overflow("decimal"))
+    decimal::sub(a, b).ok_or(EvalError::Overflow("decimal"))
 }
 
 pub fn dec_mul(a: Decimal, b: Decimal) -> EvalResult<Decimal> {
-    a.checked_mul(b).ok_or(EvalError::Overflow("decimal"))
+    decimal::mul(a, b).ok_or(EvalError::Overflow("decimal"))
 }
 
 pub fn dec_div(a: Decimal, b: Decimal) -> EvalResult<Decimal> {
@@ -89,17 +91,7 @@ pub fn dec_neg(a: Decimal) -> Decimal {
 /// Rounds to `places` (0 to 28) and gives exactly that scale: `round(5, 2)`
 /// is `5.00`, as money is shown.
 pub fn dec_round(a: Decimal, places: i64, half_even: bool) -> EvalResult<Decimal> {
-    let places = round_places(places)?;
-    let strategy = if half_even {
-        RoundingStrategy::MidpointNearestEven
-    } else {
-        RoundingStrategy::MidpointAwayFromZero
-    };
-    let mut rounded = a.round_dp_with_strategy(places, strategy);
-    if rounded.scale() < places {
-        rounded.rescale(places);
-    }
-    Ok(rounded)
+    Ok(decimal::round(a, round_places(places)?, half_even))
 }
 
 fn round_places(places: i64) -> EvalResult<u32> {

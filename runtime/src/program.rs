@@ -30,6 +30,52 @@ pub enum CmpKind {
     Structural(TypeId),
 }
 
+/// How to read a field's value, decided at load so the hot path does not
+/// look at layouts.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum ReadKind {
+    Bool,
+    Int,
+    Decimal,
+    Float,
+    Str,
+    Timestamp,
+    Duration,
+    /// Records, lists and optionals: through the layout of this type.
+    Layout(TypeId),
+}
+
+impl ReadKind {
+    pub fn of(layouts: &Layouts, ty: TypeId) -> ReadKind {
+        match layouts.of(ty).shape {
+            Shape::Bool => ReadKind::Bool,
+            Shape::Int => ReadKind::Int,
+            Shape::Decimal => ReadKind::Decimal,
+            Shape::Float => ReadKind::Float,
+            Shape::Str => ReadKind::Str,
+            Shape::Timestamp => ReadKind::Timestamp,
+            Shape::Duration => ReadKind::Duration,
+            Shape::List { .. } | Shape::Optional { .. } | Shape::Record { .. } => ReadKind::Layout(ty),
+        }
+    }
+
+    /// Reads the value at `offset` of `record`.
+    #[inline(always)]
+    pub fn read<'a>(self, layouts: &Layouts, record: RecordRef<'a>, offset: usize) -> Value<'a> {
+        let slot = record.slot(offset);
+        match self {
+            ReadKind::Bool => Value::Bool(slot.as_bool()),
+            ReadKind::Int => Value::Int(slot.as_int()),
+            ReadKind::Decimal => Value::Decimal(slot.as_decimal()),
+            ReadKind::Float => Value::Float(slot.as_float()),
+            ReadKind::Str => Value::Str(record.str(offset)),
+            ReadKind::Timestamp => Value::Timestamp(slot.as_int()),
+            ReadKind::Duration => Value::Duration(slot.as_int()),
+            ReadKind::Layout(ty) => read(layouts, record, offset, ty),
+        }
+    }
+}
+
 /// One prepared expression node.
 #[derive(Clone, Debug)]
 pub enum Node {
@@ -41,7 +87,7 @@ pub enum Node {
     /// A field of the input, at an absolute slot offset.
     Input {
         offset: u32,
-        ty: TypeId,
+        read: ReadKind,
     },
     /// The whole input record.
     InputRecord,
@@ -49,7 +95,7 @@ pub enum Node {
     Field {
         base: NodeId,
         offset: u32,
-        ty: TypeId,
+        read: ReadKind,
     },
     Let(u32),
     Rule(u32),
@@ -81,11 +127,13 @@ pub enum Node {
     Index {
         list: NodeId,
         index: NodeId,
+        element: TypeId,
     },
     InList {
         item: NodeId,
         list: NodeId,
         kind: CmpKind,
+        element: TypeId,
     },
     Call {
         func: Builtin,
@@ -357,10 +405,11 @@ fn node(
         ExprKind::Input => Node::InputRecord,
         ExprKind::Field { base, index } => {
             let offset = layouts.field_offset(ty_of(base), *index) as u32;
+            let read = ReadKind::of(layouts, ty);
             match &done[base.index()] {
-                Node::InputRecord => Node::Input { offset, ty },
-                Node::Input { offset: base_offset, .. } => Node::Input { offset: base_offset + offset, ty },
-                _ => Node::Field { base: base.0, offset, ty },
+                Node::InputRecord => Node::Input { offset, read },
+                Node::Input { offset: base_offset, .. } => Node::Input { offset: base_offset + offset, read },
+                _ => Node::Field { base: base.0, offset, read },
             }
         }
         ExprKind::Let(l) => Node::Let(l.0),
@@ -379,10 +428,13 @@ fn node(
         ExprKind::Present(value) => Node::Present(value.0),
         ExprKind::TableGet { table, key } => Node::TableGet { table: table.0, key: key.0 },
         ExprKind::TableHas { table, key } => Node::TableHas { table: table.0, key: key.0 },
-        ExprKind::Index { list, index } => Node::Index { list: list.0, index: index.0 },
-        ExprKind::InList { item, list } => {
-            Node::InList { item: item.0, list: list.0, kind: cmp_kind(contract, ty_of(item)) }
-        }
+        ExprKind::Index { list, index } => Node::Index { list: list.0, index: index.0, element: ty },
+        ExprKind::InList { item, list } => Node::InList {
+            item: item.0,
+            list: list.0,
+            kind: cmp_kind(contract, ty_of(item)),
+            element: contract.types.list_element(ty_of(list)).unwrap_or(ty),
+        },
         ExprKind::Call { func, args } => Node::Call { func: *func, args: ids(args) },
         ExprKind::Matches { subject, regex } => Node::Matches { subject: subject.0, regex: regex.0 },
         ExprKind::Lambda { kind, list, param, body } => {

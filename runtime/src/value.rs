@@ -35,8 +35,8 @@ pub enum Value<'a> {
     Text(Rc<str>),
     /// A record laid out in slots.
     Record(RecordRef<'a>),
-    /// A list laid out in slots, with its element type.
-    List(ListRef<'a>, TypeId),
+    /// A list laid out in slots; its element type is the reader's to know.
+    List(ListRef<'a>),
     /// A computed list.
     Items(Rc<[Value<'a>]>),
 }
@@ -58,16 +58,16 @@ impl<'a> Value<'a> {
     /// The number of elements of a list value.
     pub fn list_len(&self) -> usize {
         match self {
-            Value::List(list, _) => list.len(),
+            Value::List(list) => list.len(),
             Value::Items(items) => items.len(),
             _ => 0,
         }
     }
 
-    /// Element `i` of a list value.
-    pub fn list_get(&self, schema: &Schema<'_>, i: usize) -> Value<'a> {
+    /// Element `i` of a list value whose elements have type `element`.
+    pub fn list_get(&self, layouts: &Layouts, element: TypeId, i: usize) -> Value<'a> {
         match self {
-            Value::List(list, element) => read_element(schema.layouts, *list, *element, i),
+            Value::List(list) => read_element(layouts, *list, element, i),
             Value::Items(items) => items[i].clone(),
             _ => Value::Absent,
         }
@@ -87,7 +87,7 @@ pub fn read<'a>(layouts: &Layouts, record: RecordRef<'a>, offset: usize, ty: Typ
     match &layout.shape {
         Shape::Record { .. } => Value::Record(record.record(offset, layout.width as usize)),
         Shape::Str => Value::Str(record.str(offset)),
-        Shape::List { element, stride } => Value::List(record.list(offset, *stride as usize), *element),
+        Shape::List { stride, .. } => Value::List(record.list(offset, *stride as usize)),
         shape => read_scalar(
             layouts,
             shape,
@@ -104,7 +104,7 @@ pub fn read_element<'a>(layouts: &Layouts, list: ListRef<'a>, element: TypeId, i
     match &layout.shape {
         Shape::Record { .. } => Value::Record(list.record(i)),
         Shape::Str => Value::Str(list.str(i)),
-        Shape::List { element: inner, stride } => Value::List(list.list(i, *stride as usize), *inner),
+        Shape::List { stride, .. } => Value::List(list.list(i, *stride as usize)),
         shape => read_scalar(layouts, shape, list.slot(i), || list.str(i), |s| list.list(i, s)),
     }
 }
@@ -130,7 +130,7 @@ fn read_scalar<'a>(
                 return Value::Absent;
             }
             match &layouts.of(*inner).shape {
-                Shape::List { element, stride } => Value::List(list(*stride as usize), *element),
+                Shape::List { stride, .. } => Value::List(list(*stride as usize)),
                 inner_shape => read_scalar(layouts, inner_shape, slot, text, list),
             }
         }
@@ -139,8 +139,8 @@ fn read_scalar<'a>(
     }
 }
 
-/// Appends a value as a message shows it.
-pub fn render(schema: &Schema<'_>, value: &Value<'_>, out: &mut String) {
+/// Appends a value of type `ty` as a message shows it.
+pub fn render(schema: &Schema<'_>, ty: TypeId, value: &Value<'_>, out: &mut String) {
     match value {
         Value::Absent => {}
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
@@ -157,12 +157,13 @@ pub fn render(schema: &Schema<'_>, value: &Value<'_>, out: &mut String) {
         Value::Text(s) => out.push_str(s),
         Value::Record(_) => out.push_str("{..}"),
         Value::List(..) | Value::Items(_) => {
+            let element = list_element(schema, ty);
             out.push('[');
             for i in 0..value.list_len() {
                 if i > 0 {
                     out.push_str(", ");
                 }
-                render(schema, &value.list_get(schema, i), out);
+                render(schema, element, &value.list_get(schema.layouts, element, i), out);
             }
             out.push(']');
         }
@@ -171,7 +172,7 @@ pub fn render(schema: &Schema<'_>, value: &Value<'_>, out: &mut String) {
 
 /// Writes a decimal with its scale; a zero is never shown negative.
 pub fn write_decimal(d: Decimal, out: &mut String) {
-    let _ = if d.is_zero() && d.is_sign_negative() { write!(out, "{}", -d) } else { write!(out, "{d}") };
+    crate::decimal::write(d, out);
 }
 
 /// Appends a value's JSON form, as a value of type `ty`: decimals,
@@ -188,7 +189,7 @@ pub fn write_json(schema: &Schema<'_>, ty: TypeId, value: &Value<'_>, out: &mut 
         }
         Value::Decimal(_) | Value::Timestamp(_) | Value::Duration(_) => {
             let mut text = String::new();
-            render(schema, value, &mut text);
+            render(schema, ty, value, &mut text);
             write_json_str(&text, out);
         }
         Value::Str(s) => write_json_str(s, out),
@@ -208,20 +209,25 @@ pub fn write_json(schema: &Schema<'_>, ty: TypeId, value: &Value<'_>, out: &mut 
             out.push(b'}');
         }
         Value::List(..) | Value::Items(_) => {
-            let element = match schema.types.kind(ty) {
-                TypeKind::List(element) => *element,
-                TypeKind::Optional(inner) => schema.types.list_element(*inner).unwrap_or(*inner),
-                _ => ty,
-            };
+            let element = list_element(schema, ty);
             out.push(b'[');
             for i in 0..value.list_len() {
                 if i > 0 {
                     out.push(b',');
                 }
-                write_json(schema, element, &value.list_get(schema, i), out);
+                write_json(schema, element, &value.list_get(schema.layouts, element, i), out);
             }
             out.push(b']');
         }
+    }
+}
+
+/// The element type of a list type (seen through an optional).
+pub fn list_element(schema: &Schema<'_>, ty: TypeId) -> TypeId {
+    match schema.types.kind(ty) {
+        TypeKind::List(element) => *element,
+        TypeKind::Optional(inner) => schema.types.list_element(*inner).unwrap_or(*inner),
+        _ => ty,
     }
 }
 

@@ -1,0 +1,233 @@
+//! Decimal fast paths: the common case (a mantissa that fits an `i64`) done
+//! with machine integers, and everything else handed to rust_decimal.
+//!
+//! Every function returns exactly what rust_decimal returns, scale and sign
+//! included; `tests` checks that on random operands. The JIT inlines the
+//! same arithmetic, which is why the rules live here, spelled out.
+
+use std::cmp::Ordering;
+
+use rust_decimal::Decimal;
+
+/// Powers of ten that fit an `i64`.
+const POW10: [i64; 19] = [
+    1,
+    10,
+    100,
+    1_000,
+    10_000,
+    100_000,
+    1_000_000,
+    10_000_000,
+    100_000_000,
+    1_000_000_000,
+    10_000_000_000,
+    100_000_000_000,
+    1_000_000_000_000,
+    10_000_000_000_000,
+    100_000_000_000_000,
+    1_000_000_000_000_000,
+    10_000_000_000_000_000,
+    100_000_000_000_000_000,
+    1_000_000_000_000_000_000,
+];
+
+/// A decimal as `mantissa / 10^scale` when the mantissa fits an `i64`.
+#[inline]
+pub fn small(d: Decimal) -> Option<(i64, u32)> {
+    let m = d.mantissa();
+    i64::try_from(m).ok().map(|m| (m, d.scale()))
+}
+
+/// Builds `mantissa / 10^scale` (scale at most 28).
+#[inline]
+fn make(mantissa: i64, scale: u32) -> Decimal {
+    Decimal::new(mantissa, scale)
+}
+
+/// `a` brought to scale `to` (greater than its own), if it fits.
+#[inline]
+fn rescale_up(m: i64, from: u32, to: u32) -> Option<i64> {
+    let factor = *POW10.get((to - from) as usize)?;
+    m.checked_mul(factor)
+}
+
+/// Both operands at the larger scale.
+#[inline]
+fn aligned(a: (i64, u32), b: (i64, u32)) -> Option<(i64, i64, u32)> {
+    match a.1.cmp(&b.1) {
+        Ordering::Equal => Some((a.0, b.0, a.1)),
+        Ordering::Less => Some((rescale_up(a.0, a.1, b.1)?, b.0, b.1)),
+        Ordering::Greater => Some((a.0, rescale_up(b.0, b.1, a.1)?, a.1)),
+    }
+}
+
+/// Both operands small and non-zero. rust_decimal treats a zero operand
+/// specially (`1 + 0.00` is `1`, keeping the other operand's scale), and
+/// a zero result's sign; those cases take its own path.
+#[inline]
+fn small_nonzero(a: Decimal, b: Decimal) -> Option<((i64, u32), (i64, u32))> {
+    let (x, y) = (small(a)?, small(b)?);
+    (x.0 != 0 && y.0 != 0).then_some((x, y))
+}
+
+/// `a + b`; `None` on overflow (as rust_decimal's `checked_add`).
+pub fn add(a: Decimal, b: Decimal) -> Option<Decimal> {
+    if let Some((x, y)) = small_nonzero(a, b)
+        && let Some((l, r, scale)) = aligned(x, y)
+        && let Some(sum) = l.checked_add(r)
+        && sum != 0
+    {
+        return Some(make(sum, scale));
+    }
+    a.checked_add(b)
+}
+
+/// `a - b`.
+pub fn sub(a: Decimal, b: Decimal) -> Option<Decimal> {
+    if let Some((x, y)) = small_nonzero(a, b)
+        && let Some((l, r, scale)) = aligned(x, y)
+        && let Some(diff) = l.checked_sub(r)
+        && diff != 0
+    {
+        return Some(make(diff, scale));
+    }
+    a.checked_sub(b)
+}
+
+/// `a * b`.
+pub fn mul(a: Decimal, b: Decimal) -> Option<Decimal> {
+    if let Some(((x, sx), (y, sy))) = small_nonzero(a, b)
+        && sx + sy <= 28
+        && let Some(product) = x.checked_mul(y)
+        && product != 0
+    {
+        return Some(make(product, sx + sy));
+    }
+    a.checked_mul(b)
+}
+
+/// Orders two decimals by value.
+pub fn cmp(a: Decimal, b: Decimal) -> Ordering {
+    if let (Some(x), Some(y)) = (small(a), small(b))
+        && let Some((l, r, _)) = aligned(x, y)
+    {
+        return l.cmp(&r);
+    }
+    a.cmp(&b)
+}
+
+/// Rounds to `places` half away from zero (or half to even) and gives
+/// exactly that scale.
+pub fn round(a: Decimal, places: u32, half_even: bool) -> Decimal {
+    if let Some((m, scale)) = small(a) {
+        if scale <= places {
+            if let Some(m) = rescale_up(m, scale, places) {
+                return make(m, places);
+            }
+        } else if let Some(&factor) = POW10.get((scale - places) as usize) {
+            let (q, r) = (m / factor, m % factor);
+            let twice = r.unsigned_abs() * 2;
+            let up = match twice.cmp(&factor.unsigned_abs()) {
+                Ordering::Greater => true,
+                Ordering::Less => false,
+                Ordering::Equal => !half_even || q % 2 != 0,
+            };
+            let q = if up { q + m.signum() } else { q };
+            if q != 0 || m >= 0 {
+                return make(q, places);
+            }
+        }
+    }
+    slow_round(a, places, half_even)
+}
+
+fn slow_round(a: Decimal, places: u32, half_even: bool) -> Decimal {
+    use rust_decimal::RoundingStrategy;
+    let strategy = if half_even {
+        RoundingStrategy::MidpointNearestEven
+    } else {
+        RoundingStrategy::MidpointAwayFromZero
+    };
+    let mut rounded = a.round_dp_with_strategy(places, strategy);
+    if rounded.scale() < places {
+        rounded.rescale(places);
+    }
+    rounded
+}
+
+/// Appends a decimal with its scale, as rust_decimal's `Display` does; a
+/// zero is never shown negative.
+pub fn write(d: Decimal, out: &mut String) {
+    let Some((m, scale)) = small(d) else {
+        use std::fmt::Write as _;
+        let shown = if d.is_zero() { d.abs() } else { d };
+        let _ = write!(out, "{shown}");
+        return;
+    };
+    if m < 0 {
+        out.push('-');
+    }
+    let mut digits = itoa::Buffer::new();
+    let text = digits.format(m.unsigned_abs());
+    let scale = scale as usize;
+    if scale == 0 {
+        out.push_str(text);
+    } else if text.len() > scale {
+        let (whole, fraction) = text.split_at(text.len() - scale);
+        out.push_str(whole);
+        out.push('.');
+        out.push_str(fraction);
+    } else {
+        out.push_str("0.");
+        out.extend(std::iter::repeat_n('0', scale - text.len()));
+        out.push_str(text);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn decimal() -> impl Strategy<Value = Decimal> {
+        prop_oneof![
+            (any::<i64>(), 0u32..=28).prop_map(|(m, s)| Decimal::new(m, s)),
+            (-100_000i64..100_000, 0u32..=6).prop_map(|(m, s)| Decimal::new(m, s)),
+            (any::<i128>(), 0u32..=28).prop_filter_map("fits", |(m, s)| Decimal::try_from_i128_with_scale(
+                m >> 32,
+                s
+            )
+            .ok()),
+            Just(Decimal::ZERO),
+            Just(Decimal::new(-0, 2)),
+        ]
+    }
+
+    fn same(fast: Option<Decimal>, exact: Option<Decimal>) -> bool {
+        match (fast, exact) {
+            (Some(f), Some(e)) => {
+                f.to_string() == e.to_string() && f.is_sign_negative() == e.is_sign_negative()
+            }
+            (None, None) => true,
+            _ => false,
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(20_000))]
+
+        #[test]
+        fn fast_paths_equal_rust_decimal(a in decimal(), b in decimal(), places in 0u32..=28, even in any::<bool>()) {
+            prop_assert!(same(add(a, b), a.checked_add(b)), "{a} + {b}");
+            prop_assert!(same(sub(a, b), a.checked_sub(b)), "{a} - {b}");
+            prop_assert!(same(mul(a, b), a.checked_mul(b)), "{a} * {b}");
+            prop_assert_eq!(cmp(a, b), a.cmp(&b), "{} cmp {}", a, b);
+            prop_assert!(same(Some(round(a, places, even)), Some(slow_round(a, places, even))), "round({a}, {places})");
+            let mut shown = String::new();
+            write(a, &mut shown);
+            let expected = if a.is_zero() { a.abs().to_string() } else { a.to_string() };
+            prop_assert_eq!(shown, expected);
+        }
+    }
+}

@@ -1,0 +1,123 @@
+//! Typed fast paths of the interpreter: conditions, decimals and ints are
+//! evaluated without wrapping each intermediate in a [`Value`]. Every node
+//! kind a fast path does not handle falls back to the generic evaluator,
+//! so the semantics stay in one place ([`crate::ops`]).
+
+use ir::{BinaryOp, Builtin, UnaryOp};
+use rust_decimal::Decimal;
+
+use super::{Frame, truthy};
+use crate::error::Fault;
+use crate::ops;
+use crate::program::{CmpKind, Node, NodeId, ReadKind};
+use crate::value::Value;
+
+impl<'p: 'a, 'a> Frame<'p, 'a> {
+    /// Evaluates a `bool` node.
+    pub(super) fn eval_bool(&mut self, id: NodeId) -> Result<bool, Fault> {
+        self.nested(|frame| frame.bool_node(id))
+    }
+
+    pub(super) fn bool_node(&mut self, id: NodeId) -> Result<bool, Fault> {
+        let p = self.p;
+        match &p.nodes[id as usize] {
+            Node::Compare { op, kind, lhs, rhs } => {
+                let ordering = match kind {
+                    CmpKind::Int | CmpKind::Timestamp | CmpKind::Duration => {
+                        let l = self.eval_int(*lhs)?;
+                        l.cmp(&self.eval_int(*rhs)?)
+                    }
+                    CmpKind::Decimal => {
+                        let l = self.eval_dec(*lhs)?;
+                        crate::decimal::cmp(l, self.eval_dec(*rhs)?)
+                    }
+                    _ => {
+                        let (l, r) = (self.eval(*lhs)?, self.eval(*rhs)?);
+                        self.compare(*kind, &l, &r)
+                    }
+                };
+                Ok(op.holds(ordering))
+            }
+            Node::And(lhs, rhs) => Ok(self.eval_bool(*lhs)? && self.eval_bool(*rhs)?),
+            Node::Or(lhs, rhs) => Ok(self.eval_bool(*lhs)? || self.eval_bool(*rhs)?),
+            Node::Unary(UnaryOp::Not, arg) => Ok(!self.eval_bool(*arg)?),
+            Node::Input { offset, read: ReadKind::Bool } => Ok(self.input.slot(*offset as usize).as_bool()),
+            Node::Const { slot, .. } if slot.tag() == crate::data::Tag::Bool => Ok(slot.as_bool()),
+            Node::Rule(_)
+            | Node::Let(_)
+            | Node::TableHas { .. }
+            | Node::Matches { .. }
+            | Node::Lambda { .. } => self.eval_node(id).map(|v| truthy(&v)),
+            _ => self.eval_node(id).map(|v| truthy(&v)),
+        }
+    }
+
+    /// Evaluates a `decimal` node.
+    pub(super) fn eval_dec(&mut self, id: NodeId) -> Result<Decimal, Fault> {
+        self.nested(|frame| frame.dec_node(id))
+    }
+
+    fn dec_node(&mut self, id: NodeId) -> Result<Decimal, Fault> {
+        let p = self.p;
+        let result = match &p.nodes[id as usize] {
+            Node::Input { offset, read: ReadKind::Decimal } => {
+                return Ok(self.input.slot(*offset as usize).as_decimal());
+            }
+            Node::Const { slot, .. } if slot.tag() == crate::data::Tag::Decimal => {
+                return Ok(slot.as_decimal());
+            }
+            Node::Binary(
+                op @ (BinaryOp::AddDecimal | BinaryOp::SubDecimal | BinaryOp::MulDecimal),
+                lhs,
+                rhs,
+            ) => {
+                let (l, r) = (self.eval_dec(*lhs)?, self.eval_dec(*rhs)?);
+                match op {
+                    BinaryOp::AddDecimal => ops::dec_add(l, r),
+                    BinaryOp::SubDecimal => ops::dec_sub(l, r),
+                    _ => ops::dec_mul(l, r),
+                }
+            }
+            Node::Unary(UnaryOp::IntToDecimal, arg) => Ok(ops::decimal_from_int(self.eval_int(*arg)?)),
+            Node::Call { func: func @ (Builtin::Round | Builtin::RoundHalfEven), args }
+                if args.len() == 2 =>
+            {
+                let (x, places) = (self.eval_dec(args[0])?, self.eval_int(args[1])?);
+                ops::dec_round(x, places, *func == Builtin::RoundHalfEven)
+            }
+            _ => {
+                return match self.eval_node(id)? {
+                    Value::Decimal(d) => Ok(d),
+                    _ => Ok(Decimal::ZERO),
+                };
+            }
+        };
+        result.map_err(Fault::from)
+    }
+
+    /// Evaluates an `int`, `timestamp` or `duration` node.
+    pub(super) fn eval_int(&mut self, id: NodeId) -> Result<i64, Fault> {
+        self.nested(|frame| frame.int_node(id))
+    }
+
+    fn int_node(&mut self, id: NodeId) -> Result<i64, Fault> {
+        let p = self.p;
+        match &p.nodes[id as usize] {
+            Node::Input { offset, read: ReadKind::Int | ReadKind::Timestamp | ReadKind::Duration } => {
+                Ok(self.input.slot(*offset as usize).as_int())
+            }
+            Node::Const { slot, .. }
+                if matches!(
+                    slot.tag(),
+                    crate::data::Tag::Int | crate::data::Tag::Timestamp | crate::data::Tag::Duration
+                ) =>
+            {
+                Ok(slot.as_int())
+            }
+            _ => match self.eval_node(id)? {
+                Value::Int(i) | Value::Timestamp(i) | Value::Duration(i) => Ok(i),
+                _ => Ok(0),
+            },
+        }
+    }
+}
