@@ -57,9 +57,9 @@ pub enum EvalError {
         name: String,
         message: String,
     },
-    /// An error inside a let or a referenced rule.
-    In {
-        what: String,
+    /// An error inside let `id`; the let is where it is listed.
+    Let {
+        id: u32,
         error: Box<EvalError>,
     },
 }
@@ -74,7 +74,7 @@ impl fmt::Display for EvalError {
                 f.write_str(message)
             }
             EvalError::Host { name, message } => write!(f, "host function `{name}` failed: {message}"),
-            EvalError::In { what, error } => write!(f, "{what}: {error}"),
+            EvalError::Let { error, .. } => write!(f, "{error}"),
         }
     }
 }

@@ -69,13 +69,22 @@ enum Memo<T> {
     Failed(EvalError),
 }
 
+/// A computed rule: whether it fired, and its rendered messages and effect
+/// values (a range of `Scratch::rule_effects`) until they are committed.
+#[derive(Clone, Debug, Default)]
+struct RuleDone {
+    fired: bool,
+    message: Option<String>,
+    finding: Option<String>,
+    effects: (u32, u32),
+}
+
 /// What the rules produced so far, in rule order.
 #[derive(Default)]
 struct Tally<'p> {
     deny: Vec<Reason<'p>>,
     allow: Vec<Reason<'p>>,
     findings: Vec<FindingResult<'p>>,
-    errors: Vec<ErrorEntry<'p>>,
     /// An error under `on_error: deny`.
     failed_closed: bool,
     /// The verdict of the rule that decided, under first-match.
@@ -87,7 +96,9 @@ struct Tally<'p> {
 #[derive(Default)]
 struct Scratch<'a> {
     lets: Vec<Memo<Value<'a>>>,
-    rules: Vec<Memo<bool>>,
+    rules: Vec<Memo<RuleDone>>,
+    /// The effect values of computed rules (`RuleDone::effects` ranges).
+    rule_effects: Vec<(usize, Value<'a>)>,
     locals: Vec<Value<'a>>,
     effects: Vec<Option<Value<'a>>>,
     pending: Vec<(usize, Value<'a>)>,
@@ -100,7 +111,7 @@ impl<'a> Scratch<'a> {
         let mut scratch: Scratch<'a> = SCRATCH
             .with(|cell| cell.try_borrow_mut().map(|mut s| std::mem::take(&mut *s)).unwrap_or_default());
         scratch.lets.resize_with(c.lets.len(), || Memo::Todo);
-        scratch.rules.resize(c.rules.len(), Memo::Todo);
+        scratch.rules.resize_with(c.rules.len(), || Memo::Todo);
         scratch.locals.resize(c.locals.len(), Value::Absent);
         scratch.effects.resize(c.effects.len(), None);
         scratch
@@ -110,6 +121,7 @@ impl<'a> Scratch<'a> {
     fn recycle(mut self) {
         self.lets.clear();
         self.rules.clear();
+        self.rule_effects.clear();
         self.locals.clear();
         self.effects.clear();
         self.pending.clear();
@@ -138,6 +150,8 @@ struct Frame<'p, 'a> {
     input: RecordRef<'a>,
     now: Option<i64>,
     scratch: Scratch<'a>,
+    /// The result's errors, one per failing let or rule.
+    errors: Vec<ErrorEntry<'p>>,
     depth: u32,
 }
 
@@ -153,7 +167,16 @@ const STACK_CHECK_EVERY: u32 = 32;
 impl<'p: 'a, 'a> Frame<'p, 'a> {
     fn new(p: &'p Program, hosts: &'p [HostFn], context: &Context, input: RecordRef<'a>) -> Self {
         let c = &p.contract;
-        Frame { p, schema: p.schema(), hosts, input, now: context.now, scratch: Scratch::take(c), depth: 0 }
+        Frame {
+            p,
+            schema: p.schema(),
+            hosts,
+            input,
+            now: context.now,
+            scratch: Scratch::take(c),
+            errors: Vec::new(),
+            depth: 0,
+        }
     }
 
     fn applies(&self, context: &Context, rule: &ir::Rule) -> bool {
@@ -173,34 +196,54 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
             if !self.applies(context, rule) {
                 continue;
             }
-            match self.fire(RuleId::from_index(i), &mut tally) {
-                Ok(fired) => {
-                    if fired && c.decision == DecisionMode::FirstMatch && rule.verdict.is_some() {
-                        tally.decided = rule.verdict.as_ref().map(|v| v.verdict);
-                        break;
-                    }
+            let id = RuleId::from_index(i);
+            let outcome = self
+                .rule(id)
+                .and_then(|fired| if fired { self.commit(id, &mut tally).map(|()| true) } else { Ok(false) });
+            match outcome {
+                Ok(true) if c.decision == DecisionMode::FirstMatch && rule.verdict.is_some() => {
+                    tally.decided = rule.verdict.as_ref().map(|v| v.verdict);
+                    break;
                 }
-                Err(error) => {
-                    tally.errors.push(ErrorEntry { rule: &rule.name, message: error.to_string() });
-                    if c.on_error == OnError::Deny {
-                        tally.failed_closed = true;
-                        if c.decision == DecisionMode::FirstMatch {
-                            break;
-                        }
-                    }
-                }
+                Ok(_) => {}
+                Err(()) if c.decision == DecisionMode::FirstMatch && c.on_error == OnError::Deny => break,
+                Err(()) => {}
             }
         }
+        tally.failed_closed = c.on_error == OnError::Deny && !self.errors.is_empty();
         self.result(tally)
     }
 
-    /// Evaluates a rule and, when it fires, records its outcomes, all or
-    /// nothing: an error anywhere in the rule leaves only the error.
-    fn fire(&mut self, id: RuleId, tally: &mut Tally<'p>) -> Result<bool, EvalError> {
-        if !self.fired(id)? {
-            return Ok(false);
+    /// Whether a rule fired: its condition holds and its messages and
+    /// effect values compute. Computed once, for its own turn or for a
+    /// `rules.<id>` reference; a rule that fails counts as not fired and
+    /// its error is listed (once).
+    fn rule(&mut self, id: RuleId) -> Result<bool, ()> {
+        match &self.scratch.rules[id.index()] {
+            Memo::Done(done) => return Ok(done.fired),
+            Memo::Failed(_) => return Err(()),
+            Memo::Busy => return Ok(false),
+            Memo::Todo => {}
         }
+        self.scratch.rules[id.index()] = Memo::Busy;
+        let computed = self.compute_rule(id);
+        let failed = computed.is_err();
+        self.scratch.rules[id.index()] = match computed {
+            Ok(done) => Memo::Done(done),
+            Err(error) => {
+                self.record_error(id, &error);
+                Memo::Failed(error)
+            }
+        };
+        if failed { Err(()) } else { Ok(matches!(&self.scratch.rules[id.index()], Memo::Done(d) if d.fired)) }
+    }
+
+    fn compute_rule(&mut self, id: RuleId) -> Result<RuleDone, EvalError> {
         let rule: &'p ir::Rule = &self.p.contract.rules[id.index()];
+        let fired = self.eval_bool(rule.when.0).map_err(Fault::into_error)?;
+        if !fired {
+            return Ok(RuleDone::default());
+        }
         let message = match &rule.verdict {
             Some(v) => Some(self.template(&v.message)?),
             None => None,
@@ -209,16 +252,63 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
             Some(f) => Some(self.template(&f.message)?),
             None => None,
         };
+        let start = self.scratch.rule_effects.len();
+        for assign in &rule.effects {
+            let value = self.eval(assign.value.0).map_err(Fault::into_error)?;
+            self.scratch.rule_effects.push((assign.effect.index(), value));
+        }
+        let end = self.scratch.rule_effects.len();
+        Ok(RuleDone { fired: true, message, finding, effects: (start as u32, end as u32) })
+    }
+
+    /// Lists an error once, under the let that hit it or else the rule.
+    fn record_error(&mut self, rule: RuleId, error: &EvalError) {
+        let (name, message): (&'p str, String) = match error {
+            EvalError::Let { id, error } => (&self.p.contract.lets[*id as usize].name, error.to_string()),
+            other => (&self.p.contract.rules[rule.index()].name, other.to_string()),
+        };
+        if !self.errors.iter().any(|e| e.rule == name) {
+            self.errors.push(ErrorEntry { rule: name, message });
+        }
+    }
+
+    /// Adds a fired rule's outcomes to the result: its effects first, all
+    /// or nothing (a sum may overflow), then its reason and finding.
+    fn commit(&mut self, id: RuleId, tally: &mut Tally<'p>) -> Result<(), ()> {
+        let rule: &'p ir::Rule = &self.p.contract.rules[id.index()];
+        let Memo::Done(done) = &mut self.scratch.rules[id.index()] else { return Ok(()) };
+        let (message, finding, (start, end)) = (done.message.take(), done.finding.take(), done.effects);
         let mut pending = std::mem::take(&mut self.scratch.pending);
-        let combined = self.combine(rule, &mut pending);
-        if combined.is_ok() {
-            for (effect, value) in pending.drain(..) {
-                self.scratch.effects[effect] = Some(value);
+        let mut combined = Ok(());
+        for i in start as usize..end as usize {
+            let (effect, value) = self.scratch.rule_effects[i].clone();
+            let next = match &self.scratch.effects[effect] {
+                None => Ok(value),
+                Some(old) => combine_values(self.p.contract.effects[effect].combine, old, &value),
+            };
+            match next {
+                Ok(v) => pending.push((effect, v)),
+                Err(e) => {
+                    combined = Err(e);
+                    break;
+                }
             }
         }
+        let outcome = match combined {
+            Ok(()) => {
+                for (effect, value) in pending.drain(..) {
+                    self.scratch.effects[effect] = Some(value);
+                }
+                Ok(())
+            }
+            Err(error) => {
+                self.record_error(id, &error);
+                Err(())
+            }
+        };
         pending.clear();
         self.scratch.pending = pending;
-        combined?;
+        outcome?;
         if let (Some(message), Some(v)) = (message, &rule.verdict) {
             let reasons = if v.verdict == Verdict::Deny { &mut tally.deny } else { &mut tally.allow };
             reasons.push(Reason { rule: &rule.name, outcome: v.verdict, message });
@@ -230,25 +320,6 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
                 severity: f.severity.name(),
                 message,
             });
-        }
-        Ok(true)
-    }
-
-    /// Computes the combined value of every effect a fired rule sets, into
-    /// `pending`, leaving the running combination as it is.
-    fn combine(
-        &mut self,
-        rule: &'p ir::Rule,
-        pending: &mut Vec<(usize, Value<'a>)>,
-    ) -> Result<(), EvalError> {
-        for assign in &rule.effects {
-            let value = self.eval(assign.value.0).map_err(Fault::into_error)?;
-            let effect = assign.effect.index();
-            let combined = match &self.scratch.effects[effect] {
-                None => value,
-                Some(old) => combine_values(self.p.contract.effects[effect].combine, old, &value)?,
-            };
-            pending.push((effect, combined));
         }
         Ok(())
     }
@@ -275,6 +346,7 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
                 effects.push(EffectResult { name: &effect.name, value: self.owned(effect.ty, v) });
             }
         }
+        let errors = std::mem::take(&mut self.errors);
         Evaluation {
             contract: &c.name,
             version: &c.version,
@@ -282,26 +354,8 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
             reasons,
             findings: tally.findings,
             effects,
-            errors: tally.errors,
+            errors,
         }
-    }
-
-    /// Whether a rule's condition holds, computed once.
-    fn fired(&mut self, id: RuleId) -> Result<bool, EvalError> {
-        match &self.scratch.rules[id.index()] {
-            Memo::Done(b) => return Ok(*b),
-            Memo::Failed(e) => return Err(e.clone()),
-            Memo::Busy => return Err(EvalError::Argument("rules depend on each other in a cycle".into())),
-            Memo::Todo => {}
-        }
-        self.scratch.rules[id.index()] = Memo::Busy;
-        let when = self.p.contract.rules[id.index()].when;
-        let result = self.eval(when.0).map(|v| matches!(v, Value::Bool(true))).map_err(Fault::into_error);
-        self.scratch.rules[id.index()] = match &result {
-            Ok(b) => Memo::Done(*b),
-            Err(e) => Memo::Failed(e.clone()),
-        };
-        result
     }
 
     fn template(&mut self, template: &ir::Template) -> Result<String, EvalError> {
@@ -328,9 +382,9 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
         }
         self.scratch.lets[index] = Memo::Busy;
         let l = &self.p.contract.lets[index];
-        let result = self.eval(l.value.0).map_err(|f| EvalError::In {
-            what: format!("let `{}`", l.name),
-            error: Box::new(f.into_error()),
+        let result = self.eval(l.value.0).map_err(|f| match f.into_error() {
+            nested @ EvalError::Let { .. } => nested,
+            error => EvalError::Let { id, error: Box::new(error) },
         });
         self.scratch.lets[index] = match &result {
             Ok(v) => Memo::Done(v.clone()),
@@ -375,13 +429,7 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
                 _ => Ok(Value::Absent),
             },
             Node::Let(l) => self.let_value(*l).map_err(Fault::from),
-            Node::Rule(r) => {
-                let rule = RuleId(*r);
-                self.fired(rule).map(Value::Bool).map_err(|e| {
-                    let name = &p.contract.rules[rule.index()].name;
-                    Fault::from(EvalError::In { what: format!("rule `{name}`"), error: Box::new(e) })
-                })
-            }
+            Node::Rule(r) => Ok(Value::Bool(self.rule(RuleId(*r)).unwrap_or(false))),
             Node::Local(l) => Ok(self.scratch.locals[*l as usize].clone()),
             Node::List { items } => {
                 let mut values = Vec::with_capacity(items.len());
@@ -635,7 +683,7 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
         let rule = &self.p.contract.rules[id.index()];
         let applied = self.applies(context, rule);
         let fired = match &self.scratch.rules[id.index()] {
-            Memo::Done(b) => Some(Ok(*b)),
+            Memo::Done(done) => Some(Ok(done.fired)),
             Memo::Failed(e) => Some(Err(e.to_string())),
             Memo::Todo | Memo::Busy => None,
         };

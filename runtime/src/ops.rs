@@ -165,7 +165,7 @@ pub fn int_from_float(a: f64) -> EvalResult<i64> {
 }
 
 pub fn int_from_str(text: &str) -> EvalResult<i64> {
-    ir::value::parse_int(text.trim()).map_err(EvalError::Conversion)
+    ir::value::parse_int(text).map_err(EvalError::Conversion)
 }
 
 pub fn decimal_from_int(a: i64) -> Decimal {
@@ -181,7 +181,7 @@ pub fn decimal_from_float(a: f64) -> EvalResult<Decimal> {
 }
 
 pub fn decimal_from_str(text: &str) -> EvalResult<Decimal> {
-    ir::value::parse_decimal(text.trim()).map_err(EvalError::Conversion)
+    ir::value::parse_decimal(text).map_err(EvalError::Conversion)
 }
 
 /// The float nearest to a decimal (correctly rounded through its text).
@@ -190,10 +190,8 @@ pub fn float_from_decimal(a: Decimal) -> f64 {
 }
 
 pub fn float_from_str(text: &str) -> EvalResult<f64> {
-    let trimmed = text.trim();
-    let numeric =
-        trimmed.bytes().all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'-' | b'+' | b'e' | b'E'));
-    match trimmed.parse::<f64>() {
+    let numeric = text.bytes().all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'-' | b'+' | b'e' | b'E'));
+    match text.parse::<f64>() {
         Ok(value) if numeric && value.is_finite() => Ok(value),
         _ => Err(EvalError::Conversion(format!("`{text}` is not a float"))),
     }

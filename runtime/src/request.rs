@@ -66,11 +66,18 @@ impl InvalidInput {
 
     /// `{"error":{"kind":"invalid_input","details":[...]}}`.
     pub fn to_json(&self) -> Vec<u8> {
-        let details: Vec<serde_json::Value> =
-            self.details.iter().map(|d| serde_json::json!({"path": d.path, "message": d.message})).collect();
-        let mut out = b"{\"error\":{\"kind\":\"invalid_input\",\"details\":".to_vec();
-        let _ = serde_json::to_writer(&mut out, &details);
-        out.extend_from_slice(b"}}");
+        let mut out = b"{\"error\":{\"kind\":\"invalid_input\",\"details\":[".to_vec();
+        for (i, detail) in self.details.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            out.extend_from_slice(b"{\"path\":");
+            crate::value::write_json_str(&detail.path, &mut out);
+            out.extend_from_slice(b",\"message\":");
+            crate::value::write_json_str(&detail.message, &mut out);
+            out.push(b'}');
+        }
+        out.extend_from_slice(b"]}}");
         out
     }
 }
@@ -213,7 +220,9 @@ fn decimal(reader: &mut Reader<'_, '_>, raw: &str, optional: bool, out: &mut Slo
         } else {
             Cow::Borrowed(quoted.strip_suffix('"').unwrap_or(quoted))
         };
-        ir::value::parse_decimal(&text).map_err(|_| format!("expected decimal, got {}", quote(&text)))
+        ir::value::parse_decimal(&text).map_err(|e| {
+            if e.contains("fit") { e } else { format!("expected decimal, got {}", quote(&text)) }
+        })
     } else if raw == "null" {
         if optional {
             *out = Slot::ABSENT;
@@ -405,7 +414,7 @@ impl<'de: 'r, 'r> Visitor<'de> for ValueVisitor<'_, '_, 'r> {
             if !seen[index] && types.optional_inner(field.ty).is_none() {
                 self.reader.path.push(Segment::Name(&field.name));
                 let expected = self.reader.type_name(field.ty);
-                self.reader.problem(format!("missing ({expected})"));
+                self.reader.problem(format!("missing: expected {expected}"));
                 self.reader.path.pop();
             }
         }

@@ -149,7 +149,7 @@ pub fn render(schema: &Schema<'_>, ty: TypeId, value: &Value<'_>, out: &mut Stri
         }
         Value::Decimal(d) => write_decimal(*d, out),
         Value::Float(f) => {
-            let _ = write!(out, "{f:?}");
+            let _ = write!(out, "{f}");
         }
         Value::Timestamp(t) => out.push_str(&ir::time::format_timestamp(*t)),
         Value::Duration(d) => out.push_str(&ir::time::format_duration(*d)),

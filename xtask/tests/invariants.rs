@@ -117,6 +117,9 @@ fn all_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for entry in entries.flatten() {
         let path = entry.path();
         if path.is_dir() {
+            if path.file_name().is_some_and(|n| n == "target" || n == ".git") {
+                continue;
+            }
             all_files(&path, out);
         } else {
             out.push(path);
@@ -130,13 +133,24 @@ fn all_files(dir: &Path, out: &mut Vec<PathBuf>) {
 fn no_snapshot_outlives_its_case() {
     let mut orphans = Vec::new();
     for krate in std::fs::read_dir(workspace_root()).unwrap().flatten() {
-        let tests = krate.path().join("tests");
+        if !krate.path().join("Cargo.toml").exists() {
+            continue;
+        }
         let mut files = Vec::new();
-        all_files(&tests, &mut files);
+        all_files(&krate.path(), &mut files);
+        // A case is a file or a folder anywhere in the crate (conformance
+        // cases are folders).
         let cases: BTreeSet<String> = files
             .iter()
-            .filter(|p| !p.to_string_lossy().contains("/snapshots/"))
-            .map(|p| p.file_name().unwrap().to_string_lossy().to_string())
+            .filter(|p| {
+                !p.to_string_lossy().contains("/snapshots/") && !p.to_string_lossy().contains("/target/")
+            })
+            .flat_map(|p| {
+                p.ancestors()
+                    .map(|a| a.file_name().map(|n| n.to_string_lossy().to_string()))
+                    .collect::<Vec<_>>()
+            })
+            .flatten()
             .collect();
         for snapshot in files.iter().filter(|p| p.extension().is_some_and(|e| e == "snap")) {
             let name = snapshot.file_name().unwrap().to_string_lossy().to_string();
