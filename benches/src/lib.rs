@@ -1,3 +1,14 @@
-//! The benchmark harness behind `rulec bench`.
+//! The benchmark harness behind `rulec bench`: the same requests for
+//! every target, round-robin on one thread, with warm-up, several measured
+//! runs, per-evaluation timing on the monotonic clock, medians and ranges.
 //!
-//! Not yet built: issue 5 fills this crate.
+//! - [`harness`]: timing, statistics and the report (markdown or JSON);
+//! - [`targets`]: what is measured (the interpreter, JSON end to end, ...).
+//!
+//! A measurement tool, never a gate: nothing fails on a slow number.
+
+pub mod harness;
+pub mod machine;
+pub mod targets;
+
+pub use harness::{Report, Settings, TargetReport, run};

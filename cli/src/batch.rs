@@ -54,7 +54,10 @@ pub fn run(loaded: &Loaded, settings: &Settings) -> Outcome {
         ));
     }
     let channel = settings.channel.as_deref();
-    contract.context(channel, None, None).map_err(|e| Failure::Usage(format!("--channel: {e}")))?;
+    contract.context(channel, None, None).map_err(|e| {
+        let messages: Vec<String> = e.details.iter().map(|d| d.message.clone()).collect();
+        Failure::Usage(format!("--channel: {}", messages.join("; ")))
+    })?;
     let file = File::open(&settings.input)
         .map_err(|e| Failure::Usage(format!("cannot read {}: {e}", settings.input.display())))?;
     let size = file.metadata().map(|m| m.len()).unwrap_or(0);

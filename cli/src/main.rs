@@ -45,6 +45,7 @@ enum Command {
     Inspect(commands::inspect::Args),
     Eval(commands::eval::Args),
     Test(commands::test::Args),
+    Bench(commands::bench::Args),
 }
 
 fn main() -> ExitCode {
@@ -55,6 +56,7 @@ fn main() -> ExitCode {
         Command::Inspect(args) => commands::inspect::run(args),
         Command::Eval(args) => commands::eval::run(args),
         Command::Test(args) => commands::test::run(args),
+        Command::Bench(args) => commands::bench::run(args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,9 +1,10 @@
 //! The `rulec` binary, run as a process on the cases in `tests/cases/`.
 //!
-//! A case file holds one step per line: `rulec` arguments, or a `%` line
-//! that prepares a file (`% truncate FILE BYTES`, `% replace FILE FROM TO`).
-//! `$TMP` is a fresh folder per case. The snapshot records each step's exit
-//! code, stdout and stderr, with `$TMP` filtered out.
+//! A case file holds one step per line: `rulec` arguments (optionally
+//! ending in `< FILE` to feed stdin), or a `%` line that prepares or shows
+//! a file (`% truncate FILE BYTES`, `% replace FILE FROM TO`, `% show
+//! FILE`). `$TMP` is a fresh folder per case. The snapshot records each
+//! step's exit code, stdout and stderr, with `$TMP` filtered out.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -25,22 +26,31 @@ fn check(case: &Path) -> String {
         std::fs::read_to_string(case).unwrap().lines().filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
     {
         let line = line.replace("$TMP", tmp.to_str().unwrap());
-        let words: Vec<&str> = line.split_whitespace().collect();
+        let (command, stdin) = match line.split_once(" < ") {
+            Some((command, file)) => (command.to_string(), Some(workspace_root().join(file.trim()))),
+            None => (line.clone(), None),
+        };
+        let words: Vec<&str> = command.split_whitespace().collect();
         if words[0] == "%" {
-            prepare(&words[1..]);
+            out.push_str(&prepare(&words[1..]).replace(tmp.to_str().unwrap(), "$TMP"));
             continue;
         }
+        let stdin_file = match &stdin {
+            Some(path) => std::process::Stdio::from(std::fs::File::open(path).expect("stdin file exists")),
+            None => std::process::Stdio::null(),
+        };
         let output = Command::new(env!("CARGO_BIN_EXE_rulec"))
             .args(&words)
             .current_dir(workspace_root())
             .env("NO_COLOR", "1")
             .env_remove("CLICOLOR_FORCE")
+            .stdin(stdin_file)
             .output()
             .expect("rulec runs");
         let shown = |bytes: &[u8]| String::from_utf8_lossy(bytes).replace(tmp.to_str().unwrap(), "$TMP");
         out.push_str(&format!(
             "$ rulec {}\nexit: {}\n--- stdout\n{}--- stderr\n{}\n",
-            words.join(" ").replace(tmp.to_str().unwrap(), "$TMP"),
+            line.replace(tmp.to_str().unwrap(), "$TMP"),
             output.status.code().map_or("signal".to_string(), |c| c.to_string()),
             shown(&output.stdout),
             shown(&output.stderr),
@@ -50,9 +60,11 @@ fn check(case: &Path) -> String {
     out
 }
 
-/// `%` steps: edit files between commands.
-fn prepare(words: &[&str]) {
+/// `%` steps: edit files between commands, or show one (the returned text
+/// goes into the snapshot).
+fn prepare(words: &[&str]) -> String {
     match words {
+        ["show", file] => return format!("% show {file}\n{}\n", std::fs::read_to_string(file).unwrap()),
         ["truncate", file, bytes] => {
             let data = std::fs::read(file).unwrap();
             std::fs::write(file, &data[..bytes.parse::<usize>().unwrap().min(data.len())]).unwrap();
@@ -64,6 +76,7 @@ fn prepare(words: &[&str]) {
         }
         other => panic!("unknown step {other:?}"),
     }
+    String::new()
 }
 
 #[test]

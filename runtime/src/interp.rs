@@ -701,7 +701,8 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
             }
         }
         let mut lets = Vec::new();
-        for l in lets_read(&self.p.contract, rule.when) {
+        let read = if fired.is_some() { lets_read(&self.p.contract, rule.when) } else { Vec::new() };
+        for l in read {
             let value = match &self.scratch.lets[l as usize] {
                 Memo::Done(v) => self.show(self.p.contract.lets[l as usize].ty, v),
                 Memo::Failed(e) => format!("error: {e}"),

@@ -155,7 +155,20 @@ pub fn render(schema: &Schema<'_>, ty: TypeId, value: &Value<'_>, out: &mut Stri
         Value::Duration(d) => out.push_str(&ir::time::format_duration(*d)),
         Value::Str(s) => out.push_str(s),
         Value::Text(s) => out.push_str(s),
-        Value::Record(_) => out.push_str("{..}"),
+        Value::Record(record) => {
+            // Only `--explain` shows records: messages cannot.
+            out.push('{');
+            for (i, field) in schema.types.record_fields(ty).unwrap_or(&[]).iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                out.push_str(&field.name);
+                out.push_str(": ");
+                let offset = schema.layouts.field_offset(ty, i as u32);
+                render(schema, field.ty, &read(schema.layouts, *record, offset, field.ty), out);
+            }
+            out.push('}');
+        }
         Value::List(..) | Value::Items(_) => {
             let element = list_element(schema, ty);
             out.push('[');

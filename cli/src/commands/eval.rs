@@ -80,7 +80,8 @@ pub fn run(args: Args) -> Outcome {
 /// once and interpret.
 pub fn engine(choice: EngineChoice) -> Engine {
     if choice != EngineChoice::Interp {
-        anstream::eprintln!("note: the JIT is not built yet; `--engine {choice:?}` runs the interpreter");
+        let name = if choice == EngineChoice::Jit { "jit" } else { "auto" };
+        anstream::eprintln!("note: the JIT is not built yet; `--engine {name}` runs the interpreter");
     }
     let jit = match choice {
         EngineChoice::Interp => Jit::Off,

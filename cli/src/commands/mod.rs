@@ -1,5 +1,6 @@
 //! One module per subcommand, each with its clap `Args` and a `run`.
 
+pub mod bench;
 pub mod check;
 pub mod compile;
 pub mod eval;

@@ -1,0 +1,105 @@
+//! `rulec bench`: measure targets side by side on one workload.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use benches::harness::{self, Report, Settings, Target, TargetReport};
+use benches::machine::Machine;
+use benches::targets::{self, EndToEnd, Evaluate, Workload};
+
+use crate::{Failure, Outcome};
+
+/// Output formats of the report.
+#[derive(clap::ValueEnum, Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub enum ReportFormat {
+    #[default]
+    Markdown,
+    Json,
+}
+
+/// Every target, in report order.
+const ALL_TARGETS: [&str; 2] = ["interp", "e2e-interp"];
+
+/// Measure evaluation speed: every target on the same requests, round-robin on one thread.
+#[derive(clap::Args, Debug)]
+#[command(
+    after_help = "Examples:\n  rulec bench --seconds 2 --runs 3\n  rulec bench --targets interp --format json --output bench.json"
+)]
+pub struct Args {
+    /// Measured seconds per run.
+    #[arg(long, default_value_t = 2.0)]
+    seconds: f64,
+    /// Warm-up seconds before measuring.
+    #[arg(long, default_value_t = 1.0)]
+    warmup: f64,
+    /// Measured runs per target (the report shows the median and range).
+    #[arg(long, default_value_t = 3)]
+    runs: usize,
+    /// Comma-separated targets (default: all).
+    #[arg(long, value_delimiter = ',')]
+    targets: Vec<String>,
+    #[arg(long, value_enum, default_value_t)]
+    format: ReportFormat,
+    /// Write the report here instead of stdout.
+    #[arg(long, value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// The contract (default: the built-in reference workload).
+    #[arg(long, requires = "requests")]
+    contract: Option<PathBuf>,
+    /// The requests, NDJSON (default: the reference workload's).
+    #[arg(long, requires = "contract")]
+    requests: Option<PathBuf>,
+}
+
+pub fn run(args: Args) -> Outcome {
+    let read = |path: &PathBuf| {
+        std::fs::read_to_string(path)
+            .map_err(|e| Failure::Usage(format!("cannot read {}: {e}", path.display())))
+    };
+    let (source, requests) = match (&args.contract, &args.requests) {
+        (Some(c), Some(r)) => (read(c)?, read(r)?),
+        _ => (targets::TRANSFER_CONTRACT.to_string(), targets::TRANSFER_REQUESTS.to_string()),
+    };
+    let engine = runtime::Engine::builder().jit(runtime::Jit::Off).build();
+    let workload = Workload::new(&source, &requests, &engine).map_err(Failure::Usage)?;
+    let wanted: Vec<&str> = if args.targets.is_empty() {
+        ALL_TARGETS.to_vec()
+    } else {
+        args.targets.iter().map(String::as_str).collect()
+    };
+    if let Some(unknown) = wanted.iter().find(|t| !ALL_TARGETS.contains(t)) {
+        return Err(Failure::Usage(format!(
+            "unknown target `{unknown}` (targets: {})",
+            ALL_TARGETS.join(", ")
+        )));
+    }
+    let settings = Settings {
+        warmup: Duration::from_secs_f64(args.warmup.max(0.0)),
+        seconds: Duration::from_secs_f64(args.seconds.max(0.001)),
+        runs: args.runs.max(1),
+        requests: workload.lines.len(),
+    };
+    let mut reports: Vec<TargetReport> = Vec::new();
+    for name in wanted {
+        let mut target: Box<dyn Target + '_> = match name {
+            "interp" => Box::new(Evaluate::new(name, &workload)),
+            _ => Box::new(EndToEnd::new(name, &workload)),
+        };
+        anstream::eprintln!("measuring {name} ...");
+        reports.push(harness::run(target.as_mut(), &settings));
+    }
+    let report =
+        Report { machine: Machine::detect(), timer_floor_ns: harness::timer_floor(), targets: reports };
+    let text = match args.format {
+        ReportFormat::Markdown => report.markdown(),
+        ReportFormat::Json => serde_json::to_string_pretty(&report).unwrap_or_default() + "\n",
+    };
+    match &args.output {
+        Some(path) => std::fs::write(path, text)
+            .map_err(|e| Failure::Usage(format!("cannot write {}: {e}", path.display()))),
+        None => {
+            print!("{text}");
+            Ok(())
+        }
+    }
+}

@@ -1,0 +1,1 @@
+eval examples/contracts/acme.payments.transfer.yaml --request examples/requests/acme.payments.transfer.ndjson --explain --engine interp

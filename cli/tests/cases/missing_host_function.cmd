@@ -1,0 +1,1 @@
+eval conformance/cases/externs/contract.yaml --engine interp < examples/requests/acme.payments.transfer.ndjson
