@@ -61,6 +61,16 @@ fn load_one(engine: &Engine, path: &Path) -> Result<Arc<Contract>, Failure> {
 }
 
 impl Loaded {
+    /// Says once, on stderr, why a contract could not be compiled to
+    /// native code (it runs interpreted).
+    pub fn report_native_failures(&self) {
+        for contract in &self.contracts {
+            if let runtime::engine::NativeStatus::Failed(why) = contract.native_status() {
+                anstream::eprintln!("note: `{}` runs interpreted: {why}", contract.name());
+            }
+        }
+    }
+
     /// The contract a request is for: the one it names, or the only one.
     pub fn route(&self, envelope: &Envelope<'_>) -> Result<&Arc<Contract>, InvalidInput> {
         match &envelope.contract {

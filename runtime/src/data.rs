@@ -104,6 +104,15 @@ impl Slot {
         Slot { tag: Tag::List, a: elements.as_ptr() as u64, b: count as u64 }
     }
 
+    /// A slot from its tag and words.
+    ///
+    /// A string or list slot built this way points wherever its words say;
+    /// it is only read through [`crate::value::read_detached`], whose
+    /// caller vouches for the target.
+    pub fn from_words(tag: Tag, a: u64, b: u64) -> Slot {
+        Slot { tag, a, b }
+    }
+
     pub fn is_absent(&self) -> bool {
         self.tag == Tag::Absent
     }
@@ -234,6 +243,27 @@ fn slot_str(slot: &Slot) -> &str {
     // SAFETY: string slots are built by a store from a `&str` that lives as
     // long as the store, and views do not outlive their store.
     unsafe { std::str::from_utf8_unchecked(std::slice::from_raw_parts(slot.a as *const u8, slot.b as usize)) }
+}
+
+/// Reads a string slot that is not inside a view.
+///
+/// # Safety
+/// The slot's string must stay valid for `'a`.
+pub unsafe fn detached_str<'a>(slot: Slot) -> &'a str {
+    if slot.tag != Tag::Str || slot.b == 0 {
+        return "";
+    }
+    // SAFETY: the caller vouches for the string.
+    unsafe { std::str::from_utf8_unchecked(std::slice::from_raw_parts(slot.a as *const u8, slot.b as usize)) }
+}
+
+/// Reads a list slot that is not inside a view.
+///
+/// # Safety
+/// The slot's elements must stay valid for `'a`.
+pub unsafe fn detached_list<'a>(slot: Slot, stride: usize) -> ListRef<'a> {
+    let list = slot_list(&slot, stride);
+    ListRef { elements: list.elements, len: list.len, stride: list.stride, _store: PhantomData }
 }
 
 /// Reads a list slot of a view.

@@ -15,13 +15,14 @@
 //! ```
 
 use std::fmt;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use ir::{Bundle, ChannelId, ComponentId};
 
 use crate::host::{HostFn, HostValue, Signature, matches_type};
 use crate::interp::{self, Context};
+use crate::native::{NativeCompiler, NativeProgram};
 use crate::program::Program;
 use crate::request::{Envelope, Input, InvalidInput};
 use crate::result::{Evaluation, RuleTrace};
@@ -38,16 +39,40 @@ pub enum Jit {
     Auto,
 }
 
+/// Evaluations after which `Jit::Auto` compiles a contract.
+pub const DEFAULT_HOT_AFTER: u64 = 1000;
+
 /// Builds an [`Engine`].
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct EngineBuilder {
     jit: Jit,
     hosts: Vec<HostFn>,
+    native: Option<Arc<dyn NativeCompiler>>,
+    hot_after: u64,
+}
+
+impl Default for EngineBuilder {
+    fn default() -> Self {
+        EngineBuilder { jit: Jit::default(), hosts: Vec::new(), native: None, hot_after: DEFAULT_HOT_AFTER }
+    }
 }
 
 impl EngineBuilder {
     pub fn jit(mut self, jit: Jit) -> Self {
         self.jit = jit;
+        self
+    }
+
+    /// The compiler that turns contracts into native code (the `backend`
+    /// crate's JIT). Without one, every contract is interpreted.
+    pub fn native(mut self, compiler: Arc<dyn NativeCompiler>) -> Self {
+        self.native = Some(compiler);
+        self
+    }
+
+    /// How many evaluations make a contract hot under `Jit::Auto`.
+    pub fn hot_after(mut self, evaluations: u64) -> Self {
+        self.hot_after = evaluations;
         self
     }
 
@@ -66,7 +91,7 @@ impl EngineBuilder {
     }
 
     pub fn build(self) -> Engine {
-        Engine { jit: self.jit, hosts: self.hosts }
+        Engine { jit: self.jit, hosts: self.hosts, native: self.native, hot_after: self.hot_after }
     }
 }
 
@@ -75,6 +100,8 @@ impl EngineBuilder {
 pub struct Engine {
     jit: Jit,
     hosts: Vec<HostFn>,
+    native: Option<Arc<dyn NativeCompiler>>,
+    hot_after: u64,
 }
 
 /// Why a bundle could not be loaded into an engine.
@@ -155,13 +182,45 @@ impl Engine {
         }
         let program = Program::new(contract).map_err(|message| LoadError { message })?;
         let id = NEXT_CONTRACT_ID.fetch_add(1, Ordering::Relaxed);
-        Ok(Arc::new(Contract { id, hash: bundle.hash().to_string(), program, hosts }))
+        let compiler = if self.jit == Jit::Off { None } else { self.native.clone() };
+        let contract = Arc::new_cyclic(|me| Contract {
+            id,
+            hash: bundle.hash().to_string(),
+            program,
+            hosts,
+            compiler,
+            jit: self.jit,
+            hot_after: self.hot_after,
+            evaluations: AtomicU64::new(0),
+            native_runs: AtomicU64::new(0),
+            fallbacks: AtomicU64::new(0),
+            native: OnceLock::new(),
+            status: Mutex::new(NativeStatus::Interpreted),
+            me: me.clone(),
+        });
+        if self.jit == Jit::On {
+            contract.compile_now();
+        }
+        Ok(contract)
     }
 }
 
 fn describe(contract: &ir::Contract, ext: &ir::Extern) -> String {
     let params: Vec<String> = ext.params.iter().map(|p| contract.types.display(*p).to_string()).collect();
     format!("({}) -> {}", params.join(", "), contract.types.display(ext.ret))
+}
+
+/// Which engine evaluates a contract.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum NativeStatus {
+    /// The interpreter (no JIT, or not hot yet).
+    Interpreted,
+    /// Native code is being compiled in the background.
+    Compiling,
+    /// Native code.
+    Native,
+    /// Compilation failed; the interpreter goes on, and this says why.
+    Failed(String),
 }
 
 /// A loaded contract, ready to evaluate requests from any thread.
@@ -171,6 +230,17 @@ pub struct Contract {
     hash: String,
     program: Program,
     hosts: Vec<HostFn>,
+    compiler: Option<Arc<dyn NativeCompiler>>,
+    jit: Jit,
+    hot_after: u64,
+    evaluations: AtomicU64,
+    /// Evaluations native code finished, and those it handed back.
+    native_runs: AtomicU64,
+    fallbacks: AtomicU64,
+    /// Set once, when native code is ready; read without locking.
+    native: OnceLock<NativeProgram>,
+    status: Mutex<NativeStatus>,
+    me: Weak<Contract>,
 }
 
 /// A request validated for one contract.
@@ -314,10 +384,86 @@ impl Contract {
         }
     }
 
-    /// Evaluates a validated request.
+    /// Evaluates a validated request, natively when native code is ready.
     pub fn evaluate(&self, request: &Request<'_>) -> Result<Evaluation<'_>, EvaluateError> {
         self.check_request(request)?;
+        if let Some(native) = self.native.get() {
+            if let Some(result) = crate::native::run(&self.program, native, &request.context, &request.input)
+            {
+                self.native_runs.fetch_add(1, Ordering::Relaxed);
+                return Ok(result);
+            }
+            self.fallbacks.fetch_add(1, Ordering::Relaxed);
+        } else if self.jit == Jit::Auto && self.compiler.is_some() {
+            let count = self.evaluations.fetch_add(1, Ordering::Relaxed) + 1;
+            if count == self.hot_after {
+                self.compile_in_background();
+            }
+        }
         Ok(interp::evaluate(&self.program, &self.hosts, &request.context, &request.input))
+    }
+
+    /// Evaluates with the interpreter only, whatever the engine.
+    pub fn interpret(&self, request: &Request<'_>) -> Result<Evaluation<'_>, EvaluateError> {
+        self.check_request(request)?;
+        Ok(interp::evaluate(&self.program, &self.hosts, &request.context, &request.input))
+    }
+
+    /// How many evaluations native code finished, and how many it handed
+    /// back to the interpreter (errors, constructs it does not compile).
+    pub fn native_counts(&self) -> (u64, u64) {
+        (self.native_runs.load(Ordering::Relaxed), self.fallbacks.load(Ordering::Relaxed))
+    }
+
+    /// Which engine evaluates this contract now.
+    pub fn native_status(&self) -> NativeStatus {
+        self.status.lock().map(|s| s.clone()).unwrap_or(NativeStatus::Interpreted)
+    }
+
+    /// Compiles to native code now (`Jit::On`); a failure, or a panic in
+    /// the compiler, leaves the contract interpreted and is kept in
+    /// [`Contract::native_status`].
+    pub fn compile_now(&self) {
+        let Some(compiler) = &self.compiler else { return };
+        let compiled =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| compiler.compile(&self.program)))
+                .unwrap_or_else(|_| Err("the native compiler panicked".into()));
+        let status = match compiled {
+            Ok(native) => {
+                let _ = self.native.set(native);
+                NativeStatus::Native
+            }
+            Err(why) => NativeStatus::Failed(why),
+        };
+        if let Ok(mut slot) = self.status.lock() {
+            *slot = status;
+        }
+    }
+
+    /// Starts compiling on a background thread (once); evaluations go on
+    /// interpreted and switch atomically when the code is ready.
+    pub fn compile_in_background(&self) {
+        if self.compiler.is_none() || self.native.get().is_some() {
+            return;
+        }
+        {
+            let Ok(mut status) = self.status.lock() else { return };
+            if *status != NativeStatus::Interpreted {
+                return;
+            }
+            *status = NativeStatus::Compiling;
+        }
+        let me = self.me.clone();
+        let spawned = std::thread::Builder::new().name("rulec-jit".into()).spawn(move || {
+            if let Some(contract) = me.upgrade() {
+                contract.compile_now();
+            }
+        });
+        if spawned.is_err()
+            && let Ok(mut status) = self.status.lock()
+        {
+            *status = NativeStatus::Interpreted;
+        }
     }
 
     /// Evaluates and traces every rule, for `rulec eval --explain`.
@@ -332,6 +478,9 @@ impl Contract {
         requests: &[Request<'_>],
         results: &mut Vec<Evaluation<'c>>,
     ) -> Result<(), EvaluateError> {
+        if self.jit == Jit::Auto {
+            self.compile_in_background();
+        }
         results.reserve(requests.len());
         for request in requests {
             results.push(self.evaluate(request)?);

@@ -591,40 +591,7 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
 
     /// An effect value that outlives the request.
     fn owned(&self, ty: TypeId, value: &Value<'_>) -> Owned {
-        match value {
-            Value::Bool(b) => Owned::Bool(*b),
-            Value::Int(i) => Owned::Int(*i),
-            Value::Decimal(d) => Owned::Decimal(*d),
-            Value::Float(f) => Owned::Float(*f),
-            Value::Timestamp(t) => Owned::Timestamp(*t),
-            Value::Duration(d) => Owned::Duration(*d),
-            Value::Str(_) | Value::Text(_) => Owned::String(value.as_str().to_string()),
-            Value::List(..) | Value::Items(_) => {
-                let element = self.schema.types.list_element(ty).unwrap_or(ty);
-                Owned::List(
-                    (0..value.list_len())
-                        .map(|i| self.owned(element, &value.list_get(&self.p.layouts, element, i)))
-                        .collect(),
-                )
-            }
-            Value::Record(record) => {
-                let fields = self.schema.types.record_fields(ty).unwrap_or(&[]);
-                Owned::Record(
-                    fields
-                        .iter()
-                        .enumerate()
-                        .map(|(i, f)| {
-                            let offset = self.schema.layouts.field_offset(ty, i as u32);
-                            (
-                                f.name.clone(),
-                                self.owned(f.ty, &read(self.schema.layouts, *record, offset, f.ty)),
-                            )
-                        })
-                        .collect(),
-                )
-            }
-            Value::Absent => Owned::List(Vec::new()),
-        }
+        owned(&self.schema, ty, value)
     }
 
     fn call(&mut self, id: NodeId, func: Builtin, args: &[NodeId]) -> Result<Value<'a>, Fault> {
@@ -711,6 +678,36 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
             lets.push((self.p.contract.lets[l as usize].name.clone(), value));
         }
         RuleTrace { rule: id, applied, fired, conditions, lets }
+    }
+}
+
+/// An effect value that outlives the request, as a value of type `ty`.
+pub(crate) fn owned(schema: &Schema<'_>, ty: TypeId, value: &Value<'_>) -> Owned {
+    match value {
+        Value::Bool(b) => Owned::Bool(*b),
+        Value::Int(i) => Owned::Int(*i),
+        Value::Decimal(d) => Owned::Decimal(*d),
+        Value::Float(f) => Owned::Float(*f),
+        Value::Timestamp(t) => Owned::Timestamp(*t),
+        Value::Duration(d) => Owned::Duration(*d),
+        Value::Str(_) | Value::Text(_) => Owned::String(value.as_str().to_string()),
+        Value::List(..) | Value::Items(_) => {
+            let element = schema.types.list_element(ty).unwrap_or(ty);
+            Owned::List(
+                (0..value.list_len())
+                    .map(|i| owned(schema, element, &value.list_get(schema.layouts, element, i)))
+                    .collect(),
+            )
+        }
+        Value::Record(record) => {
+            let fields = schema.types.record_fields(ty).unwrap_or(&[]);
+            let field = |(i, f): (usize, &ir::FieldDef)| {
+                let offset = schema.layouts.field_offset(ty, i as u32);
+                (f.name.clone(), owned(schema, f.ty, &read(schema.layouts, *record, offset, f.ty)))
+            };
+            Owned::Record(fields.iter().enumerate().map(field).collect())
+        }
+        Value::Absent => Owned::List(Vec::new()),
     }
 }
 

@@ -201,6 +201,32 @@ impl Table {
         }
     }
 
+    /// The row of a string key.
+    pub fn row_str(&self, key: &str) -> Option<u32> {
+        match &self.index {
+            KeyIndex::FewStrings(rows) => rows.iter().find(|(k, _)| &**k == key).map(|(_, r)| *r),
+            KeyIndex::Strings(rows) => rows.get(key).copied(),
+            _ => None,
+        }
+    }
+
+    /// The row of an int key.
+    pub fn row_int(&self, key: i64) -> Option<u32> {
+        match &self.index {
+            KeyIndex::DenseInts { min, rows } => {
+                let at = key.checked_sub(*min).and_then(|d| usize::try_from(d).ok())?;
+                rows.get(at).copied().filter(|r| *r != u32::MAX)
+            }
+            KeyIndex::Ints(rows) => rows.get(&key).copied(),
+            _ => None,
+        }
+    }
+
+    /// A pointer to row `row`'s value slots (null when out of range).
+    pub fn value_slots(&self, row: u32) -> *const Slot {
+        self.values.get(row as usize * self.width).map_or(std::ptr::null(), |s| s as *const Slot)
+    }
+
     /// The value of row `row`, read as `ty`.
     pub fn value<'a>(&'a self, layouts: &Layouts, row: u32, ty: TypeId) -> Value<'a> {
         let start = row as usize * self.width;

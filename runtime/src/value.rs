@@ -98,6 +98,34 @@ pub fn read<'a>(layouts: &Layouts, record: RecordRef<'a>, offset: usize, ty: Typ
     }
 }
 
+/// Reads a scalar, string, list or optional value from a slot that is not
+/// inside a view (native code keeps values as slot words).
+///
+/// # Safety
+/// Strings and list elements the slot points at must stay valid for `'a`.
+pub unsafe fn read_detached<'a>(layouts: &Layouts, ty: TypeId, slot: Slot) -> Value<'a> {
+    let shape = &layouts.of(ty).shape;
+    match shape {
+        // SAFETY: the caller vouches for the pointers.
+        Shape::Str => Value::Str(unsafe { crate::data::detached_str(slot) }),
+        Shape::List { stride, .. } => {
+            Value::List(unsafe { crate::data::detached_list(slot, *stride as usize) })
+        }
+        Shape::Optional { inner } if slot.is_absent() => {
+            let _ = inner;
+            Value::Absent
+        }
+        Shape::Optional { inner } => unsafe { read_detached(layouts, *inner, slot) },
+        Shape::Bool => Value::Bool(slot.as_bool()),
+        Shape::Int => Value::Int(slot.as_int()),
+        Shape::Decimal => Value::Decimal(slot.as_decimal()),
+        Shape::Float => Value::Float(slot.as_float()),
+        Shape::Timestamp => Value::Timestamp(slot.as_int()),
+        Shape::Duration => Value::Duration(slot.as_int()),
+        Shape::Record { .. } => Value::Absent,
+    }
+}
+
 /// Reads element `i` of a slot list whose elements have type `element`.
 pub fn read_element<'a>(layouts: &Layouts, list: ListRef<'a>, element: TypeId, i: usize) -> Value<'a> {
     let layout = layouts.of(element);

@@ -18,7 +18,7 @@ pub enum ReportFormat {
 }
 
 /// Every target, in report order.
-const ALL_TARGETS: [&str; 2] = ["interp", "e2e-interp"];
+const ALL_TARGETS: [&str; 4] = ["interp", "jit", "e2e-interp", "e2e-jit"];
 
 /// Measure evaluation speed: every target on the same requests, round-robin on one thread.
 #[derive(clap::Args, Debug)]
@@ -62,6 +62,12 @@ pub fn run(args: Args) -> Outcome {
     };
     let engine = runtime::Engine::builder().jit(runtime::Jit::Off).build();
     let workload = Workload::new(&source, &requests, &engine).map_err(Failure::Usage)?;
+    let jit_engine = crate::commands::eval::engine(crate::commands::eval::EngineChoice::Jit);
+    let jit_workload = Workload::new(&source, &requests, &jit_engine).map_err(Failure::Usage)?;
+    let native_failure = match jit_workload.contract.native_status() {
+        runtime::engine::NativeStatus::Native => None,
+        other => Some(format!("the contract could not be compiled: {other:?}")),
+    };
     let wanted: Vec<&str> = if args.targets.is_empty() {
         ALL_TARGETS.to_vec()
     } else {
@@ -81,9 +87,17 @@ pub fn run(args: Args) -> Outcome {
     };
     let mut reports: Vec<TargetReport> = Vec::new();
     for name in wanted {
+        if name.ends_with("jit")
+            && let Some(why) = &native_failure
+        {
+            reports.push(TargetReport::skipped(name, why.clone()));
+            continue;
+        }
         let mut target: Box<dyn Target + '_> = match name {
             "interp" => Box::new(Evaluate::new(name, &workload)),
-            _ => Box::new(EndToEnd::new(name, &workload)),
+            "jit" => Box::new(Evaluate::new(name, &jit_workload)),
+            "e2e-interp" => Box::new(EndToEnd::new(name, &workload)),
+            _ => Box::new(EndToEnd::new(name, &jit_workload)),
         };
         anstream::eprintln!("measuring {name} ...");
         reports.push(harness::run(target.as_mut(), &settings));

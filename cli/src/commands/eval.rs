@@ -59,6 +59,7 @@ pub struct Args {
 pub fn run(args: Args) -> Outcome {
     let engine = engine(args.engine);
     let loaded = targets::load(&engine, std::slice::from_ref(&args.target))?;
+    loaded.report_native_failures();
     if let Some(input) = &args.input {
         let settings = batch::Settings {
             input: input.clone(),
@@ -76,19 +77,15 @@ pub fn run(args: Args) -> Outcome {
     evaluate_stream(&loaded, lines)
 }
 
-/// The engine for a choice; until the JIT exists, `jit` and `auto` say so
-/// once and interpret.
+/// The engine for a choice: the interpreter, or the JIT at load (`jit`) or
+/// once a contract is hot (`auto`).
 pub fn engine(choice: EngineChoice) -> Engine {
-    if choice != EngineChoice::Interp {
-        let name = if choice == EngineChoice::Jit { "jit" } else { "auto" };
-        anstream::eprintln!("note: the JIT is not built yet; `--engine {name}` runs the interpreter");
-    }
     let jit = match choice {
         EngineChoice::Interp => Jit::Off,
         EngineChoice::Jit => Jit::On,
         EngineChoice::Auto => Jit::Auto,
     };
-    Engine::builder().jit(jit).build()
+    Engine::builder().jit(jit).native(std::sync::Arc::new(backend::Jit::new())).build()
 }
 
 /// Requests as lines: a file holding one JSON request (even pretty-printed)

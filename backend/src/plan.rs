@@ -1,0 +1,61 @@
+//! Where generated code keeps things in the state area, in 64-bit words.
+//!
+//! The runtime zeroes the area before each evaluation, so every flag
+//! starts clear. The public part ([`NativeLayout`]) tells the runtime
+//! where results are; the rest is private to the generated code.
+
+use runtime::native::NativeLayout;
+
+/// A rule's memo word: not computed yet.
+pub const RULE_TODO: i64 = 0;
+/// Computed, and the condition is false.
+pub const RULE_NOT_FIRED: i64 = 2;
+/// Computed, the condition holds, messages and effect values are stored.
+pub const RULE_FIRED: i64 = 3;
+
+/// The state area of one contract.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    pub layout: NativeLayout,
+    /// Per let: a computed flag, then the value's two words.
+    pub lets: Vec<usize>,
+    /// Per rule: the memo word.
+    pub rules: Vec<usize>,
+    /// Per rule, per effect it sets: the value's two words.
+    pub rule_effects: Vec<Vec<usize>>,
+    pub words: usize,
+}
+
+impl Plan {
+    pub fn new(c: &ir::Contract) -> Plan {
+        let mut next = 0usize;
+        let mut take = |n: usize| {
+            let at = next;
+            next += n;
+            at
+        };
+        let fired = take(c.rules.len().div_ceil(64).max(1));
+        let decided = take(1);
+        let effects = c.effects.iter().map(|_| take(3)).collect();
+        let parts = c
+            .rules
+            .iter()
+            .map(|rule| {
+                let templates =
+                    rule.verdict.iter().map(|v| &v.message).chain(rule.finding.iter().map(|f| &f.message));
+                templates.flat_map(ir::verify::template_exprs).map(|_| take(2)).collect()
+            })
+            .collect();
+        let lets = c.lets.iter().map(|_| take(3)).collect();
+        let rules = c.rules.iter().map(|_| take(1)).collect();
+        let rule_effects =
+            c.rules.iter().map(|rule| rule.effects.iter().map(|_| take(2)).collect()).collect();
+        Plan {
+            layout: NativeLayout { fired, decided, effects, parts },
+            lets,
+            rules,
+            rule_effects,
+            words: next,
+        }
+    }
+}

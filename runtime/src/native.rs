@@ -1,0 +1,454 @@
+//! The contract between the runtime and native code (the JIT in the
+//! `backend` crate), which lives here so that the runtime never depends
+//! on Cranelift:
+//!
+//! - [`NativeCtx`]: what generated code receives: the input slots, a state
+//!   area, the helper table, the request's channel, component and time;
+//! - [`Helpers`]: the Rust functions generated code calls, reached through
+//!   a table (no relocations); they are thin wrappers over [`crate::ops`]
+//!   and the program's tables, shared with the interpreter, and none lets a
+//!   panic unwind into generated code;
+//! - [`NativeProgram`]: what a [`NativeCompiler`] returns: the entry point,
+//!   where it leaves its results in the state area, and the owner of the
+//!   code;
+//! - [`finish`]: builds the [`Evaluation`] from the state area, with the
+//!   same rules and renderers as the interpreter.
+//!
+//! Generated code handles the error-free path only: on any evaluation
+//! error (and on anything it was not built to handle) it returns
+//! [`FALLBACK`], and the interpreter evaluates the request instead. So both
+//! engines agree by construction wherever native code gives up, and by
+//! differential testing everywhere else.
+
+use std::any::Any;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use ir::{DecisionMode, TypeId, Verdict};
+use rust_decimal::Decimal;
+
+use crate::data::{RecordRef, Slot, pack_decimal, unpack_decimal};
+use crate::interp::Context;
+use crate::layout::Shape;
+use crate::ops;
+use crate::program::Program;
+use crate::result::{EffectResult, Evaluation, FindingResult, Reason};
+use crate::value::{Value, render};
+
+/// Native code finished; the results are in the state area.
+pub const OK: u32 = 0;
+/// Native code gave up; the interpreter must evaluate the request.
+pub const FALLBACK: u32 = 1;
+
+/// What generated code receives. `repr(C)`: the JIT reads its fields at
+/// fixed offsets ([`NativeCtx::OFFSETS`]).
+#[repr(C)]
+#[derive(Debug)]
+pub struct NativeCtx {
+    /// The input record's slots.
+    pub input: *const Slot,
+    /// The state area: `NativeProgram::state_words` zeroed words.
+    pub state: *mut u64,
+    pub helpers: *const Helpers,
+    pub program: *const Program,
+    /// `1 << channel`, or 0 when the request has no channel.
+    pub channel_bit: u64,
+    /// The request's component plus one, or 0 when it names none.
+    pub component: u64,
+    /// What `now()` returns.
+    pub now: i64,
+}
+
+impl NativeCtx {
+    /// Byte offsets of the fields, for generated code.
+    pub const INPUT: i32 = 0;
+    pub const STATE: i32 = 8;
+    pub const HELPERS: i32 = 16;
+    pub const PROGRAM: i32 = 24;
+    pub const CHANNEL_BIT: i32 = 32;
+    pub const COMPONENT: i32 = 40;
+    pub const NOW: i32 = 48;
+}
+
+/// A compiled entry point: evaluates every applying rule.
+pub type NativeFn = unsafe extern "C" fn(*mut NativeCtx) -> u32;
+
+/// Where native code leaves its results, in words of the state area.
+#[derive(Clone, Debug, Default)]
+pub struct NativeLayout {
+    /// One bit per rule: the rule fired and its outcomes were committed.
+    pub fired: usize,
+    /// The index of the rule that decided under first-match, plus one.
+    pub decided: usize,
+    /// Per effect: a presence word, then the value's two words.
+    pub effects: Vec<usize>,
+    /// Per rule: the offsets of its message expressions' values (the
+    /// verdict message's expressions, then the finding's), two words each.
+    pub parts: Vec<Vec<usize>>,
+}
+
+/// Code compiled for one contract, kept alive with the contract.
+pub struct NativeProgram {
+    pub entry: NativeFn,
+    pub state_words: usize,
+    pub layout: NativeLayout,
+    /// Owns the machine code (the JIT module); dropping it frees the code.
+    pub owner: Box<dyn Any + Send + Sync>,
+}
+
+impl std::fmt::Debug for NativeProgram {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "NativeProgram({} state words)", self.state_words)
+    }
+}
+
+/// Turns prepared programs into native code; implemented by the JIT.
+pub trait NativeCompiler: Send + Sync + std::fmt::Debug {
+    fn compile(&self, program: &Program) -> Result<NativeProgram, String>;
+}
+
+/// Runs native code on a request; `None` when it fell back.
+pub fn run<'p>(
+    program: &'p Program,
+    native: &NativeProgram,
+    context: &Context,
+    input: &crate::request::Input<'_>,
+) -> Option<Evaluation<'p>> {
+    STATE.with(|cell| {
+        let mut state = cell.try_borrow_mut().ok()?;
+        state.clear();
+        state.resize(native.state_words.max(1), 0);
+        let mut ctx = NativeCtx {
+            input: input.slots().as_ptr(),
+            state: state.as_mut_ptr(),
+            helpers: &HELPERS,
+            program,
+            channel_bit: context.channel.map_or(0, |c| 1u64 << c.0),
+            component: context.component.map_or(0, |c| u64::from(c.0) + 1),
+            now: context.now.unwrap_or_else(ops::clock_now),
+        };
+        // SAFETY: the entry point was compiled for this program's layout;
+        // the context points at live data for the whole call.
+        let status = unsafe { (native.entry)(&mut ctx) };
+        if status != OK {
+            return None;
+        }
+        // SAFETY: the input outlives the result's construction.
+        let record = unsafe { RecordRef::new(input.slots()) };
+        Some(finish(program, native, &state, record))
+    })
+}
+
+thread_local! {
+    static STATE: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Builds the result from the state area native code filled.
+pub fn finish<'p>(
+    program: &'p Program,
+    native: &NativeProgram,
+    state: &[u64],
+    _input: RecordRef<'_>,
+) -> Evaluation<'p> {
+    let c: &'p ir::Contract = &program.contract;
+    let layout = &native.layout;
+    let schema = program.schema();
+    let fired = |rule: usize| state[layout.fired + rule / 64] >> (rule % 64) & 1 == 1;
+    let decided = match state[layout.decided] {
+        0 => None,
+        n => c.rules.get(n as usize - 1).and_then(|r| r.verdict.as_ref()).map(|v| v.verdict),
+    };
+    let (mut deny, mut allow, mut findings) = (Vec::new(), Vec::new(), Vec::new());
+    for (i, rule) in c.rules.iter().enumerate() {
+        if !fired(i) {
+            continue;
+        }
+        let mut parts = layout.parts[i].iter();
+        let mut message = |template: &ir::Template| {
+            let mut out = String::new();
+            for part in &template.parts {
+                match part {
+                    ir::TemplatePart::Text(text) => out.push_str(text),
+                    ir::TemplatePart::Expr(id) => {
+                        let at = parts.next().copied().unwrap_or(0);
+                        let ty = c.expr(*id).ty;
+                        render(&schema, ty, &word_value(program, ty, state[at], state[at + 1]), &mut out);
+                    }
+                }
+            }
+            out
+        };
+        if let Some(v) = &rule.verdict {
+            let reason = Reason { rule: &rule.name, outcome: v.verdict, message: message(&v.message) };
+            if v.verdict == Verdict::Deny { deny.push(reason) } else { allow.push(reason) }
+        }
+        if let Some(f) = &rule.finding {
+            findings.push(FindingResult {
+                rule: &rule.name,
+                code: &f.code,
+                severity: f.severity.name(),
+                message: message(&f.message),
+            });
+        }
+    }
+    let decision = match decided {
+        Some(v) if c.decision == DecisionMode::FirstMatch => v,
+        _ if !deny.is_empty() => Verdict::Deny,
+        _ if !allow.is_empty() => Verdict::Allow,
+        _ => c.default,
+    };
+    let reasons = if decision == Verdict::Deny { deny } else { allow };
+    let mut effects = Vec::new();
+    for (i, effect) in c.effects.iter().enumerate() {
+        let at = layout.effects[i];
+        if state[at] != 0 {
+            let value = word_value(program, effect.ty, state[at + 1], state[at + 2]);
+            effects.push(EffectResult {
+                name: &effect.name,
+                value: crate::interp::owned(&schema, effect.ty, &value),
+            });
+        }
+    }
+    Evaluation {
+        contract: &c.name,
+        version: &c.version,
+        decision,
+        reasons,
+        findings,
+        effects,
+        errors: Vec::new(),
+    }
+}
+
+/// A value of type `ty` from the two words native code keeps it in.
+fn word_value<'a>(program: &'a Program, ty: TypeId, a: u64, b: u64) -> Value<'a> {
+    match &program.layouts.of(ty).shape {
+        Shape::Record { .. } => {
+            let width = program.layouts.width(ty);
+            // SAFETY: native code keeps a record as a pointer to its slots,
+            // in the input or the program's constants, alive for `'a`.
+            let slots = unsafe { std::slice::from_raw_parts(a as *const Slot, width) };
+            // SAFETY: as above.
+            Value::Record(unsafe { RecordRef::new(slots) })
+        }
+        shape => {
+            let slot = Slot::from_words(shape_tag(shape), a, b);
+            // SAFETY: the words come from slots of the input or constants
+            // (strings and lists point into them), alive for `'a`.
+            unsafe { crate::value::read_detached(&program.layouts, ty, slot) }
+        }
+    }
+}
+
+fn shape_tag(shape: &Shape) -> crate::data::Tag {
+    use crate::data::Tag;
+    match shape {
+        Shape::Bool => Tag::Bool,
+        Shape::Int => Tag::Int,
+        Shape::Decimal => Tag::Decimal,
+        Shape::Float => Tag::Float,
+        Shape::Str => Tag::Str,
+        Shape::Timestamp => Tag::Timestamp,
+        Shape::Duration => Tag::Duration,
+        Shape::List { .. } => Tag::List,
+        Shape::Optional { .. } | Shape::Record { .. } => Tag::Absent,
+    }
+}
+
+/// The functions generated code calls. `repr(C)`: the JIT reads entry `i`
+/// at byte offset `8 * i` ([`Helpers::index`]).
+#[repr(C)]
+#[derive(Debug)]
+pub struct Helpers {
+    pub dec_add: unsafe extern "C" fn(u64, u64, u64, u64, *mut u64) -> u32,
+    pub dec_sub: unsafe extern "C" fn(u64, u64, u64, u64, *mut u64) -> u32,
+    pub dec_mul: unsafe extern "C" fn(u64, u64, u64, u64, *mut u64) -> u32,
+    pub dec_div: unsafe extern "C" fn(u64, u64, u64, u64, *mut u64) -> u32,
+    pub dec_rem: unsafe extern "C" fn(u64, u64, u64, u64, *mut u64) -> u32,
+    pub dec_cmp: unsafe extern "C" fn(u64, u64, u64, u64) -> i64,
+    pub dec_round: unsafe extern "C" fn(u64, u64, i64, u64, *mut u64) -> u32,
+    pub dec_from_int: unsafe extern "C" fn(i64, *mut u64) -> u32,
+    pub table_row_str: unsafe extern "C" fn(*const Program, u64, *const u8, u64) -> i64,
+    pub table_row_int: unsafe extern "C" fn(*const Program, u64, i64) -> i64,
+    pub table_value: unsafe extern "C" fn(*const Program, u64, u64) -> *const Slot,
+    pub regex_match: unsafe extern "C" fn(*const Program, u64, *const u8, u64) -> u64,
+    pub str_op: unsafe extern "C" fn(u64, *const u8, u64, *const u8, u64) -> i64,
+}
+
+impl Helpers {
+    /// The byte offset of each helper in the table, by name.
+    pub const INDEX: [&'static str; 13] = [
+        "dec_add",
+        "dec_sub",
+        "dec_mul",
+        "dec_div",
+        "dec_rem",
+        "dec_cmp",
+        "dec_round",
+        "dec_from_int",
+        "table_row_str",
+        "table_row_int",
+        "table_value",
+        "regex_match",
+        "str_op",
+    ];
+
+    /// The byte offset of the helper called `name`.
+    pub fn offset(name: &str) -> i32 {
+        Self::INDEX.iter().position(|n| *n == name).map_or(0, |i| i as i32 * 8)
+    }
+}
+
+/// `str_op` operations.
+pub mod str_ops {
+    pub const EQ: u64 = 0;
+    pub const CMP: u64 = 1;
+    pub const STARTS_WITH: u64 = 2;
+    pub const ENDS_WITH: u64 = 3;
+    pub const CONTAINS: u64 = 4;
+    pub const LEN_CHARS: u64 = 5;
+}
+
+pub static HELPERS: Helpers = Helpers {
+    dec_add: h_dec_add,
+    dec_sub: h_dec_sub,
+    dec_mul: h_dec_mul,
+    dec_div: h_dec_div,
+    dec_rem: h_dec_rem,
+    dec_cmp: h_dec_cmp,
+    dec_round: h_dec_round,
+    dec_from_int: h_dec_from_int,
+    table_row_str: h_table_row_str,
+    table_row_int: h_table_row_int,
+    table_value: h_table_value,
+    regex_match: h_regex_match,
+    str_op: h_str_op,
+};
+
+/// Runs `f`, turning a panic into `fallback`: nothing unwinds into
+/// generated code.
+fn guarded<T>(fallback: T, f: impl FnOnce() -> T) -> T {
+    catch_unwind(AssertUnwindSafe(f)).unwrap_or(fallback)
+}
+
+/// Stores a decimal result in `out` and returns the status.
+///
+/// # Safety
+/// `out` points at two writable words.
+unsafe fn put_decimal(out: *mut u64, result: Result<Decimal, crate::EvalError>) -> u32 {
+    match result {
+        Ok(d) => {
+            let (a, b) = pack_decimal(d);
+            // SAFETY: the caller gives two writable words.
+            unsafe {
+                *out = a;
+                *out.add(1) = b;
+            }
+            OK
+        }
+        Err(_) => FALLBACK,
+    }
+}
+
+macro_rules! decimal_binop {
+    ($name:ident, $op:path) => {
+        unsafe extern "C" fn $name(a0: u64, a1: u64, b0: u64, b1: u64, out: *mut u64) -> u32 {
+            guarded(FALLBACK, || {
+                let result = $op(unpack_decimal(a0, a1), unpack_decimal(b0, b1));
+                // SAFETY: generated code passes two writable words.
+                unsafe { put_decimal(out, result) }
+            })
+        }
+    };
+}
+
+decimal_binop!(h_dec_add, ops::dec_add);
+decimal_binop!(h_dec_sub, ops::dec_sub);
+decimal_binop!(h_dec_mul, ops::dec_mul);
+decimal_binop!(h_dec_div, ops::dec_div);
+decimal_binop!(h_dec_rem, ops::dec_rem);
+
+unsafe extern "C" fn h_dec_cmp(a0: u64, a1: u64, b0: u64, b1: u64) -> i64 {
+    guarded(0, || crate::decimal::cmp(unpack_decimal(a0, a1), unpack_decimal(b0, b1)) as i64)
+}
+
+unsafe extern "C" fn h_dec_round(a0: u64, a1: u64, places: i64, half_even: u64, out: *mut u64) -> u32 {
+    guarded(FALLBACK, || {
+        let result = ops::dec_round(unpack_decimal(a0, a1), places, half_even != 0);
+        // SAFETY: generated code passes two writable words.
+        unsafe { put_decimal(out, result) }
+    })
+}
+
+unsafe extern "C" fn h_dec_from_int(i: i64, out: *mut u64) -> u32 {
+    // SAFETY: generated code passes two writable words.
+    guarded(FALLBACK, || unsafe { put_decimal(out, Ok(ops::decimal_from_int(i))) })
+}
+
+/// # Safety
+/// `ptr..ptr+len` is a live UTF-8 string.
+unsafe fn text<'a>(ptr: *const u8, len: u64) -> &'a str {
+    if len == 0 {
+        return "";
+    }
+    // SAFETY: the caller passes a string slot's pointer and length.
+    unsafe { std::str::from_utf8_unchecked(std::slice::from_raw_parts(ptr, len as usize)) }
+}
+
+unsafe extern "C" fn h_table_row_str(program: *const Program, table: u64, ptr: *const u8, len: u64) -> i64 {
+    guarded(-1, || {
+        // SAFETY: generated code passes the context's program and a string.
+        let (program, key) = unsafe { (&*program, text(ptr, len)) };
+        program.tables.get(table as usize).and_then(|t| t.row_str(key)).map_or(-1, i64::from)
+    })
+}
+
+unsafe extern "C" fn h_table_row_int(program: *const Program, table: u64, key: i64) -> i64 {
+    guarded(-1, || {
+        // SAFETY: generated code passes the context's program.
+        let program = unsafe { &*program };
+        program.tables.get(table as usize).and_then(|t| t.row_int(key)).map_or(-1, i64::from)
+    })
+}
+
+unsafe extern "C" fn h_table_value(program: *const Program, table: u64, row: u64) -> *const Slot {
+    guarded(std::ptr::null(), || {
+        // SAFETY: generated code passes the context's program.
+        let program = unsafe { &*program };
+        program.tables.get(table as usize).map_or(std::ptr::null(), |t| t.value_slots(row as u32))
+    })
+}
+
+unsafe extern "C" fn h_regex_match(program: *const Program, regex: u64, ptr: *const u8, len: u64) -> u64 {
+    guarded(0, || {
+        // SAFETY: generated code passes the context's program and a string.
+        let (program, subject) = unsafe { (&*program, text(ptr, len)) };
+        program.regexes.get(regex as usize).is_some_and(|r| r.is_match(subject)) as u64
+    })
+}
+
+unsafe extern "C" fn h_str_op(op: u64, p1: *const u8, l1: u64, p2: *const u8, l2: u64) -> i64 {
+    guarded(0, || {
+        // SAFETY: generated code passes two strings.
+        let (a, b) = unsafe { (text(p1, l1), text(p2, l2)) };
+        match op {
+            str_ops::EQ => (a == b) as i64,
+            str_ops::CMP => ops::compare_str(a, b) as i64,
+            str_ops::STARTS_WITH => a.starts_with(b) as i64,
+            str_ops::ENDS_WITH => a.ends_with(b) as i64,
+            str_ops::CONTAINS => a.contains(b) as i64,
+            str_ops::LEN_CHARS => ops::str_len(a),
+            _ => 0,
+        }
+    })
+}
+
+/// A decimal's two words, for building constants in generated code.
+pub fn decimal_words(d: Decimal) -> (u64, u64) {
+    pack_decimal(d)
+}
+
+/// Whether a value of type `ty` is read as a record view (native code
+/// keeps a pointer to its slots).
+pub fn is_record(program: &Program, ty: TypeId) -> bool {
+    matches!(program.layouts.of(ty).shape, Shape::Record { .. })
+}
