@@ -7,6 +7,8 @@
 //! to pass on every engine, and requires all engines to print the same
 //! bytes. `SUMMARY.md` counts cases and passes per engine.
 
+pub mod differential;
+
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 

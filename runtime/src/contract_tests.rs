@@ -5,11 +5,13 @@ use crate::engine::{Contract, Request};
 use crate::request::Input;
 use crate::result::Evaluation;
 
-/// One test's outcome: what differed (nothing when it passed).
+/// One test's outcome: what differed (nothing when it passed), and the
+/// result's JSON (to compare engines).
 #[derive(Clone, PartialEq, Debug)]
 pub struct TestOutcome {
     pub name: String,
     pub failures: Vec<String>,
+    pub result: Vec<u8>,
 }
 
 impl TestOutcome {
@@ -18,13 +20,14 @@ impl TestOutcome {
     }
 }
 
-/// Runs every test of `contract` with the interpreter.
+/// Runs every test of `contract` with the contract's engine.
 pub fn run(contract: &Contract) -> Vec<TestOutcome> {
     contract.ir().tests.iter().map(|test| run_one(contract, test)).collect()
 }
 
 fn run_one(contract: &Contract, test: &ir::TestCase) -> TestOutcome {
     let mut failures = Vec::new();
+    let mut json = Vec::new();
     let now = test.now.map(ir::time::format_timestamp);
     let input_text = test.input.to_string();
     let request = contract
@@ -33,11 +36,14 @@ fn run_one(contract: &Contract, test: &ir::TestCase) -> TestOutcome {
     match request {
         Err(invalid) => failures.push(format!("the test's request is invalid: {invalid}")),
         Ok((context, input)) => match contract.evaluate(&Request::new(contract, context, input)) {
-            Ok(result) => compare(&test.expect, &result, &mut failures),
+            Ok(result) => {
+                compare(&test.expect, &result, &mut failures);
+                json = result.to_json();
+            }
             Err(e) => failures.push(e.to_string()),
         },
     }
-    TestOutcome { name: test.name.clone(), failures }
+    TestOutcome { name: test.name.clone(), failures, result: json }
 }
 
 /// Appends a line per expectation the result does not meet.

@@ -1,4 +1,5 @@
-//! `rulec test`: run contracts' `tests:` on every engine.
+//! `rulec test`: run contracts' `tests:` on every engine, and check that
+//! the engines give the same bytes.
 
 use std::path::PathBuf;
 
@@ -17,20 +18,44 @@ pub struct Args {
     paths: Vec<PathBuf>,
 }
 
+/// The engines every test runs on.
+const ENGINES: [(&str, EngineChoice); 2] = [("interp", EngineChoice::Interp), ("jit", EngineChoice::Jit)];
+
 pub fn run(args: Args) -> Outcome {
-    let loaded = targets::load(&engine(EngineChoice::Interp), &args.paths)?;
+    let mut runs = Vec::new();
+    for (name, choice) in ENGINES {
+        let loaded = targets::load(&engine(choice), &args.paths)?;
+        loaded.report_native_failures();
+        runs.push((name, loaded));
+    }
     let (mut passed, mut failed) = (0, 0);
-    for contract in &loaded.contracts {
-        for outcome in runtime::contract_tests::run(contract) {
-            let engine_name = "interp";
-            if outcome.passed() {
-                passed += 1;
-                println!("ok      {} [{engine_name}] {}", contract.name(), outcome.name);
+    let (_, reference) = &runs[0];
+    for (index, contract) in reference.contracts.iter().enumerate() {
+        let reference_outcomes = runtime::contract_tests::run(contract);
+        for (engine_name, loaded) in &runs {
+            let outcomes = if *engine_name == "interp" {
+                reference_outcomes.clone()
             } else {
-                failed += 1;
-                println!("FAILED  {} [{engine_name}] {}", contract.name(), outcome.name);
-                for failure in &outcome.failures {
-                    println!("        {failure}");
+                runtime::contract_tests::run(&loaded.contracts[index])
+            };
+            for (outcome, expected) in outcomes.iter().zip(&reference_outcomes) {
+                let mut failures = outcome.failures.clone();
+                if outcome.result != expected.result {
+                    failures.push(format!(
+                        "engines differ: interp gave {}, {engine_name} gave {}",
+                        String::from_utf8_lossy(&expected.result),
+                        String::from_utf8_lossy(&outcome.result)
+                    ));
+                }
+                if failures.is_empty() {
+                    passed += 1;
+                    println!("ok      {} [{engine_name}] {}", contract.name(), outcome.name);
+                } else {
+                    failed += 1;
+                    println!("FAILED  {} [{engine_name}] {}", contract.name(), outcome.name);
+                    for failure in &failures {
+                        println!("        {failure}");
+                    }
                 }
             }
         }
