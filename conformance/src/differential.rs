@@ -37,8 +37,8 @@ impl Rng {
         self.next_u64() % 100 < percent
     }
 
-    pub fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len())]
+    pub fn pick<T: Copy>(&mut self, items: &[T]) -> T {
+        items[self.below(items.len())]
     }
 }
 
@@ -111,7 +111,7 @@ pub fn contract(seed: u64) -> String {
     if lets > 0 {
         out.push_str("let:\n");
         for k in 0..lets {
-            let ty = *g.rng.pick(&TYPES);
+            let ty = g.rng.pick(&TYPES);
             let e = g.expr(ty);
             let _ = writeln!(out, "  v{k}: {}", quote(&e));
             g.lets.push((format!("v{k}"), ty));
@@ -178,7 +178,7 @@ impl Gen {
             let count = 1 + self.rng.below(3);
             let mut used = Vec::new();
             for _ in 0..count {
-                let (name, ty) = *self.rng.pick(effects);
+                let (name, ty) = self.rng.pick(effects);
                 if used.contains(&name) {
                     continue;
                 }
@@ -192,7 +192,7 @@ impl Gen {
     fn message(&mut self) -> String {
         let mut text = String::from(if self.rng.chance(20) { "m {{x}}" } else { "m" });
         for _ in 0..self.rng.below(3) {
-            let ty = *self.rng.pick(&TYPES);
+            let ty = self.rng.pick(&TYPES);
             let e = self.expr(ty);
             let _ = write!(text, " {{{e}}} é");
         }
@@ -210,7 +210,8 @@ impl Gen {
     fn let_of(&mut self, ty: Ty) -> Option<String> {
         let candidates: Vec<String> =
             self.lets.iter().filter(|(_, t)| *t == ty).map(|(n, _)| n.clone()).collect();
-        (!candidates.is_empty() && self.rng.chance(30)).then(|| self.rng.pick(&candidates).clone())
+        (!candidates.is_empty() && self.rng.chance(30))
+            .then(|| candidates[self.rng.below(candidates.len())].clone())
     }
 
     fn leaf(&mut self, ty: Ty) -> String {
