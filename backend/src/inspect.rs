@@ -1,6 +1,7 @@
 //! `rulec inspect --emit clif|asm [--target x86_64|aarch64]`: the
 //! Cranelift IR of a contract, and its machine code for any supported
-//! target (aarch64 from an x86-64 host too).
+//! target (aarch64 from an x86-64 host too); [`object`]: the same code as
+//! a relocatable ELF object, for linking into a test driver.
 
 use cranelift_codegen::Context;
 use cranelift_codegen::control::ControlPlane;
@@ -11,7 +12,7 @@ use cranelift_object::{ObjectBuilder, ObjectModule};
 use runtime::program::Program;
 
 use crate::plan::Plan;
-use crate::{Compiling, build_unit, declare, flags, units};
+use crate::{Compiling, build_unit, declare, define_all, flags, units};
 
 /// A target by its short name.
 pub fn triple(target: &str) -> Result<&'static str, String> {
@@ -29,6 +30,29 @@ fn module(target: &str) -> Result<ObjectModule, String> {
         .map_err(|e| format!("target {target}: {e}"))?;
     let builder = ObjectBuilder::new(isa, "rulec", default_libcall_names()).map_err(|e| e.to_string())?;
     Ok(ObjectModule::new(builder))
+}
+
+/// A contract compiled ahead of time into a relocatable ELF object.
+#[derive(Clone, Debug)]
+pub struct Object {
+    /// The ELF file. Its one exported symbol is `entry`, with the C
+    /// signature `uint32_t entry(NativeCtx *ctx)` (`runtime::native`); the
+    /// lets and rules are local functions. The helper table and program
+    /// pointers are not relocated: generated code reads them from the
+    /// context, so a helper-free contract runs with both null.
+    pub bytes: Vec<u8>,
+    /// How many zeroed 64-bit words of state `entry` expects
+    /// ([`Plan::words`]).
+    pub state_words: usize,
+}
+
+/// Compiles every function of `program` into an ELF object for `target`.
+pub fn object(program: &Program, target: &str) -> Result<Object, String> {
+    let mut module = module(target)?;
+    let plan = Plan::new(&program.contract);
+    define_all(&mut module, program, &plan)?;
+    let bytes = module.finish().emit().map_err(|e| format!("cannot write the object: {e}"))?;
+    Ok(Object { bytes, state_words: plan.words })
 }
 
 /// What to show of each function.

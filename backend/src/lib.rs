@@ -146,22 +146,31 @@ pub(crate) fn build_unit(
     translate(program, plan, unit, func, fctx, callees, config);
 }
 
+/// Whether any expression calls `now()`.
+fn uses_now(c: &ir::Contract) -> bool {
+    c.exprs.iter().any(|e| matches!(e.kind, ir::ExprKind::Call { func: ir::Builtin::Now, .. }))
+}
+
+/// Declares and compiles every function of `program` into `module`.
+pub(crate) fn define_all(module: &mut dyn Module, program: &Program, plan: &Plan) -> Result<Declared, String> {
+    let declared = declare(module, program)?;
+    let mut context = module.make_context();
+    let mut fctx = FunctionBuilderContext::new();
+    for (unit, id) in units(&declared) {
+        let parts = Compiling { program, plan, declared: &declared };
+        build_unit(module, &parts, (unit, id), &mut context, &mut fctx);
+        module.define_function(id, &mut context).map_err(|e| format!("cannot compile {unit:?}: {e:?}"))?;
+        module.clear_context(&mut context);
+    }
+    Ok(declared)
+}
+
 impl NativeCompiler for Jit {
     fn compile(&self, program: &Program) -> Result<NativeProgram, String> {
         let isa = host_isa(self.verify)?;
         let mut module = JITModule::new(JITBuilder::with_isa(isa, default_libcall_names()));
         let plan = Plan::new(&program.contract);
-        let declared = declare(&mut module, program)?;
-        let mut context = module.make_context();
-        let mut fctx = FunctionBuilderContext::new();
-        for (unit, id) in units(&declared) {
-            let parts = Compiling { program, plan: &plan, declared: &declared };
-            build_unit(&mut module, &parts, (unit, id), &mut context, &mut fctx);
-            module
-                .define_function(id, &mut context)
-                .map_err(|e| format!("cannot compile {unit:?}: {e:?}"))?;
-            module.clear_context(&mut context);
-        }
+        let declared = define_all(&mut module, program, &plan)?;
         module.finalize_definitions().map_err(|e| format!("cannot finalize: {e}"))?;
         let address = module.get_finalized_function(declared.entry);
         // SAFETY: `entry` was defined with the signature `NativeFn` has:
@@ -171,6 +180,8 @@ impl NativeCompiler for Jit {
             entry,
             state_words: plan.words,
             layout: plan.layout,
+            table_values: program.tables.iter().map(|t| t.value_slots(0) as u64).collect(),
+            uses_now: uses_now(&program.contract),
             owner: Box::new(Code { module: Mutex::new(Some(module)) }),
         })
     }

@@ -336,7 +336,7 @@ impl Gen {
             7 => format!("({} + {})", self.expr(Ty::Dec), self.expr(Ty::Int)),
             8 => format!("abs({})", self.expr(Ty::Dec)),
             9 => format!("sum(ds, x => x * {})", self.expr(Ty::Dec)),
-            10 => format!("{}({})", self.rng.pick(&["floor", "ceil"]), self.expr(Ty::Dec)),
+            10 => format!("{}({} + 0.0)", self.rng.pick(&["floor", "ceil"]), self.expr(Ty::Dec)),
             11 => format!("decimal({})", self.expr(Ty::Float)),
             12 => format!("(bonus[{}].d ?? {})", self.expr(Ty::Int), self.expr(Ty::Dec)),
             13 => format!("min({}, {})", self.expr(Ty::Dec), self.expr(Ty::Dec)),

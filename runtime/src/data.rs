@@ -289,6 +289,11 @@ pub struct ListRef<'a> {
 }
 
 impl<'a> ListRef<'a> {
+    /// The list as slot words: a pointer to the first element, the count.
+    pub fn words(&self) -> (u64, u64) {
+        (self.elements.as_ptr() as u64, u64::from(self.len))
+    }
+
     pub fn len(&self) -> usize {
         self.len as usize
     }

@@ -252,12 +252,18 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
             Some(f) => Some(self.template(&f.message)?),
             None => None,
         };
+        // The rule's places are taken before its values are computed: a
+        // value may refer to another rule (`rules.x`), whose own effect
+        // values must land after this rule's range, not inside it.
         let start = self.scratch.rule_effects.len();
         for assign in &rule.effects {
-            let value = self.eval(assign.value.0).map_err(Fault::into_error)?;
-            self.scratch.rule_effects.push((assign.effect.index(), value));
+            self.scratch.rule_effects.push((assign.effect.index(), Value::Absent));
         }
-        let end = self.scratch.rule_effects.len();
+        for (k, assign) in rule.effects.iter().enumerate() {
+            let value = self.eval(assign.value.0).map_err(Fault::into_error)?;
+            self.scratch.rule_effects[start + k].1 = value;
+        }
+        let end = start + rule.effects.len();
         Ok(RuleDone { fired: true, message, finding, effects: (start as u32, end as u32) })
     }
 
@@ -887,7 +893,7 @@ fn unary<'a>(op: UnaryOp, v: Value<'a>) -> Result<Value<'a>, EvalError> {
     })
 }
 
-fn binary<'a>(op: BinaryOp, l: Value<'a>, r: Value<'a>) -> Result<Value<'a>, EvalError> {
+pub(crate) fn binary<'a>(op: BinaryOp, l: Value<'a>, r: Value<'a>) -> Result<Value<'a>, EvalError> {
     use BinaryOp::*;
     Ok(match op {
         AddInt => Value::Int(ops::int_add(int(&l), int(&r))?),
@@ -915,7 +921,12 @@ fn binary<'a>(op: BinaryOp, l: Value<'a>, r: Value<'a>) -> Result<Value<'a>, Eva
 }
 
 /// The built-ins that only look at their (at most two) arguments.
-fn builtin<'a>(func: Builtin, a: Value<'a>, b: Value<'a>, ty: TypeId) -> Result<Value<'a>, EvalError> {
+pub(crate) fn builtin<'a>(
+    func: Builtin,
+    a: Value<'a>,
+    b: Value<'a>,
+    ty: TypeId,
+) -> Result<Value<'a>, EvalError> {
     let text = |s: String| Value::Text(Rc::from(s));
     Ok(match (func, &a) {
         (Builtin::Abs, Value::Int(i)) => Value::Int(ops::int_abs(*i)?),

@@ -3,7 +3,8 @@
 //! on Cranelift:
 //!
 //! - [`NativeCtx`]: what generated code receives: the input slots, a state
-//!   area, the helper table, the request's channel, component and time;
+//!   area, the helper table, the request's channel, component and time, an
+//!   [`Arena`] for computed strings and lists, and constant tables;
 //! - [`Helpers`]: the Rust functions generated code calls, reached through
 //!   a table (no relocations); they are thin wrappers over [`crate::ops`]
 //!   and the program's tables, shared with the interpreter, and none lets a
@@ -23,7 +24,7 @@
 use std::any::Any;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use ir::{DecisionMode, TypeId, Verdict};
+use ir::{Builtin, DecisionMode, ExprId, ExprKind, TypeId, TypeTable, Verdict};
 use rust_decimal::Decimal;
 
 use crate::data::{RecordRef, Slot, pack_decimal, unpack_decimal};
@@ -54,8 +55,15 @@ pub struct NativeCtx {
     pub channel_bit: u64,
     /// The request's component plus one, or 0 when it names none.
     pub component: u64,
-    /// What `now()` returns.
+    /// What `now()` returns (0 when the contract never asks).
     pub now: i64,
+    /// Where helpers keep the strings and lists they compute.
+    pub arena: *mut Arena,
+    /// Per table, the address of its first value slot
+    /// ([`NativeProgram::table_values`]).
+    pub table_values: *const u64,
+    /// `10^0 ..= 10^18`, for decimal fast paths.
+    pub pow10: *const i64,
 }
 
 impl NativeCtx {
@@ -67,6 +75,53 @@ impl NativeCtx {
     pub const CHANNEL_BIT: i32 = 32;
     pub const COMPONENT: i32 = 40;
     pub const NOW: i32 = 48;
+    pub const ARENA: i32 = 56;
+    pub const TABLE_VALUES: i32 = 64;
+    pub const POW10: i32 = 72;
+}
+
+/// Powers of ten that fit an `i64`, for [`NativeCtx::pow10`].
+pub static POW10: [i64; 19] = {
+    let mut table = [1i64; 19];
+    let mut i = 1;
+    while i < 19 {
+        table[i] = table[i - 1] * 10;
+        i += 1;
+    }
+    table
+};
+
+/// Strings and lists computed during one evaluation (by `lower`, `+`,
+/// `string(x)`, list literals), which generated code refers to by address.
+/// Each is boxed, so it stays put until the arena is cleared before the
+/// next evaluation on the thread.
+#[derive(Debug, Default)]
+pub struct Arena {
+    strings: Vec<Box<str>>,
+    lists: Vec<Box<[Slot]>>,
+}
+
+impl Arena {
+    fn clear(&mut self) {
+        self.strings.clear();
+        self.lists.clear();
+    }
+
+    /// A copy of `text` that lives until the arena is cleared, as words.
+    fn string(&mut self, text: &str) -> (u64, u64) {
+        let boxed: Box<str> = text.into();
+        let words = (boxed.as_ptr() as u64, boxed.len() as u64);
+        self.strings.push(boxed);
+        words
+    }
+
+    /// `n` absent slots that live until the arena is cleared.
+    fn slots(&mut self, n: usize) -> *mut Slot {
+        let mut boxed = vec![Slot::ABSENT; n.max(1)].into_boxed_slice();
+        let at = boxed.as_mut_ptr();
+        self.lists.push(boxed);
+        at
+    }
 }
 
 /// A compiled entry point: evaluates every applying rule.
@@ -91,6 +146,11 @@ pub struct NativeProgram {
     pub entry: NativeFn,
     pub state_words: usize,
     pub layout: NativeLayout,
+    /// Per table, the address of its first value slot in the program (which
+    /// the code is compiled for and which outlives it).
+    pub table_values: Vec<u64>,
+    /// Whether the code reads `now()` (else the clock is not read).
+    pub uses_now: bool,
     /// Owns the machine code (the JIT module); dropping it frees the code.
     pub owner: Box<dyn Any + Send + Sync>,
 }
@@ -113,10 +173,17 @@ pub fn run<'p>(
     context: &Context,
     input: &crate::request::Input<'_>,
 ) -> Option<Evaluation<'p>> {
-    STATE.with(|cell| {
-        let mut state = cell.try_borrow_mut().ok()?;
+    SCRATCH.with(|cell| {
+        let mut scratch = cell.try_borrow_mut().ok()?;
+        let Scratch { state, arena } = &mut *scratch;
         state.clear();
         state.resize(native.state_words.max(1), 0);
+        arena.clear();
+        let now = match context.now {
+            Some(now) => now,
+            None if native.uses_now => ops::clock_now(),
+            None => 0,
+        };
         let mut ctx = NativeCtx {
             input: input.slots().as_ptr(),
             state: state.as_mut_ptr(),
@@ -124,7 +191,10 @@ pub fn run<'p>(
             program,
             channel_bit: context.channel.map_or(0, |c| 1u64 << c.0),
             component: context.component.map_or(0, |c| u64::from(c.0) + 1),
-            now: context.now.unwrap_or_else(ops::clock_now),
+            now,
+            arena,
+            table_values: native.table_values.as_ptr(),
+            pow10: POW10.as_ptr(),
         };
         // SAFETY: the entry point was compiled for this program's layout;
         // the context points at live data for the whole call.
@@ -134,12 +204,20 @@ pub fn run<'p>(
         }
         // SAFETY: the input outlives the result's construction.
         let record = unsafe { RecordRef::new(input.slots()) };
-        Some(finish(program, native, &state, record))
+        Some(finish(program, native, state, record))
     })
 }
 
+/// Per-thread memory reused by every evaluation: the state area and the
+/// arena.
+#[derive(Default)]
+struct Scratch {
+    state: Vec<u64>,
+    arena: Arena,
+}
+
 thread_local! {
-    static STATE: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
+    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::default());
 }
 
 /// Builds the result from the state area native code filled.
@@ -272,11 +350,13 @@ pub struct Helpers {
     pub table_value: unsafe extern "C" fn(*const Program, u64, u64) -> *const Slot,
     pub regex_match: unsafe extern "C" fn(*const Program, u64, *const u8, u64) -> u64,
     pub str_op: unsafe extern "C" fn(u64, *const u8, u64, *const u8, u64) -> i64,
+    pub apply: unsafe extern "C" fn(*mut NativeCtx, u64, u64, u64, u64, u64, *mut u64) -> u32,
+    pub alloc_slots: unsafe extern "C" fn(*mut NativeCtx, u64) -> *mut Slot,
 }
 
 impl Helpers {
     /// The byte offset of each helper in the table, by name.
-    pub const INDEX: [&'static str; 13] = [
+    pub const INDEX: [&'static str; 15] = [
         "dec_add",
         "dec_sub",
         "dec_mul",
@@ -290,6 +370,8 @@ impl Helpers {
         "table_value",
         "regex_match",
         "str_op",
+        "apply",
+        "alloc_slots",
     ];
 
     /// The byte offset of the helper called `name`.
@@ -322,6 +404,8 @@ pub static HELPERS: Helpers = Helpers {
     table_value: h_table_value,
     regex_match: h_regex_match,
     str_op: h_str_op,
+    apply: h_apply,
+    alloc_slots: h_alloc_slots,
 };
 
 /// Runs `f`, turning a panic into `fallback`: nothing unwinds into
@@ -442,9 +526,135 @@ unsafe extern "C" fn h_str_op(op: u64, p1: *const u8, l1: u64, p2: *const u8, l2
     })
 }
 
+/// Computes expression `expr` (a built-in call or a binary operator) from
+/// its operands' words with the interpreter's own functions, and stores
+/// the result's words in `out`; computed strings go to the arena.
+unsafe extern "C" fn h_apply(
+    ctx: *mut NativeCtx,
+    expr: u64,
+    a0: u64,
+    a1: u64,
+    b0: u64,
+    b1: u64,
+    out: *mut u64,
+) -> u32 {
+    guarded(FALLBACK, || {
+        // SAFETY: generated code passes its own context, whose program and
+        // arena are live for the whole evaluation.
+        let (program, arena) = unsafe { (&*(*ctx).program, &mut *(*ctx).arena) };
+        let Some(node) = program.contract.exprs.get(expr as usize) else { return FALLBACK };
+        match apply(program, &node.kind, [(a0, a1), (b0, b1)]) {
+            Ok(value) => {
+                let (a, b) = value_words(program, node.ty, &value, arena);
+                // SAFETY: generated code passes two writable words.
+                unsafe {
+                    *out = a;
+                    *out.add(1) = b;
+                }
+                OK
+            }
+            Err(_) => FALLBACK,
+        }
+    })
+}
+
+/// The value of a call or operator node whose operands are `words`.
+fn apply<'a>(
+    program: &'a Program,
+    kind: &ExprKind,
+    words: [(u64, u64); 2],
+) -> Result<Value<'a>, crate::EvalError> {
+    let c = &program.contract;
+    let operand = |k: usize, id: ExprId| word_value(program, c.expr(id).ty, words[k].0, words[k].1);
+    let unsupported = || crate::EvalError::Argument("internal: not a helper operation".into());
+    match kind {
+        ExprKind::Binary { op, lhs, rhs } => crate::interp::binary(*op, operand(0, *lhs), operand(1, *rhs)),
+        ExprKind::Call { func, args } => {
+            let a = args.first().map_or(Value::Absent, |id| operand(0, *id));
+            let b = args.get(1).map_or(Value::Absent, |id| operand(1, *id));
+            match func {
+                Builtin::ToString => {
+                    let mut text = String::new();
+                    render(&program.schema(), c.expr(args[0]).ty, &a, &mut text);
+                    Ok(Value::Text(text.into()))
+                }
+                Builtin::Dot | Builtin::Cosine | Builtin::L2 => {
+                    let (x, y) = (floats(program, &a), floats(program, &b));
+                    let f = match func {
+                        Builtin::Dot => ops::dot(&x, &y),
+                        Builtin::Cosine => ops::cosine(&x, &y),
+                        _ => ops::l2(&x, &y),
+                    };
+                    f.map(Value::Float)
+                }
+                _ => {
+                    let ty = c.expr(args[0]).ty;
+                    crate::interp::builtin(*func, a, b, ty)
+                }
+            }
+        }
+        _ => Err(unsupported()),
+    }
+}
+
+/// The elements of a `list<float>`.
+fn floats(program: &Program, list: &Value<'_>) -> Vec<f64> {
+    (0..list.list_len())
+        .map(|i| match list.list_get(&program.layouts, TypeTable::FLOAT, i) {
+            Value::Float(f) => f,
+            _ => 0.0,
+        })
+        .collect()
+}
+
+/// A value as the two words native code keeps it in; computed strings and
+/// lists are copied into `arena`.
+fn value_words(program: &Program, ty: TypeId, value: &Value<'_>, arena: &mut Arena) -> (u64, u64) {
+    match value {
+        Value::Absent => (0, 0),
+        Value::Bool(b) => (u64::from(*b), 0),
+        Value::Int(i) | Value::Timestamp(i) | Value::Duration(i) => (*i as u64, 0),
+        Value::Float(f) => (f.to_bits(), 0),
+        Value::Decimal(d) => pack_decimal(*d),
+        Value::Str(s) => (s.as_ptr() as u64, s.len() as u64),
+        Value::Text(t) => arena.string(t),
+        Value::Record(record) => (record.slots().as_ptr() as u64, 0),
+        Value::List(list) => list.words(),
+        Value::Items(items) => {
+            let element = program.contract.types.list_element(ty).unwrap_or(ty);
+            let tag = shape_tag(&program.layouts.of(element).shape);
+            let slots = arena.slots(items.len());
+            for (i, item) in items.iter().enumerate() {
+                let (a, b) = value_words(program, element, item, arena);
+                // SAFETY: `slots` has `items.len()` slots.
+                unsafe { *slots.add(i) = Slot::from_words(tag, a, b) };
+            }
+            (slots as u64, items.len() as u64)
+        }
+    }
+}
+
+/// `n` slots in the arena for a list literal native code fills.
+unsafe extern "C" fn h_alloc_slots(ctx: *mut NativeCtx, n: u64) -> *mut Slot {
+    guarded(std::ptr::null_mut(), || {
+        // SAFETY: generated code passes its own context.
+        let arena = unsafe { &mut *(*ctx).arena };
+        usize::try_from(n).map_or(std::ptr::null_mut(), |n| arena.slots(n))
+    })
+}
+
 /// A decimal's two words, for building constants in generated code.
 pub fn decimal_words(d: Decimal) -> (u64, u64) {
     pack_decimal(d)
+}
+
+/// The slot tag of a scalar type (not a record, list or optional), for
+/// list literals native code builds.
+pub fn scalar_tag(program: &Program, ty: TypeId) -> Option<u64> {
+    match &program.layouts.of(ty).shape {
+        Shape::Record { .. } | Shape::List { .. } | Shape::Optional { .. } => None,
+        shape => Some(shape_tag(shape) as u64),
+    }
 }
 
 /// Whether a value of type `ty` is read as a record view (native code

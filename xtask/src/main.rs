@@ -5,7 +5,11 @@
 //!   warnings denied, the test suite).
 //! - `cargo xtask gen-contract --rules N`: a deterministic generated
 //!   contract on stdout ([`generate`]).
+//! - `cargo xtask differential --executions N [--seed S]`: a long
+//!   interpreter-vs-native run ([`differential`]);
+//!   `cargo xtask differential-contract SEED` prints one generated contract.
 
+mod differential;
 mod generate;
 
 use std::process::{Command, ExitCode};
@@ -30,11 +34,45 @@ fn main() -> ExitCode {
                 }
             }
         }
+        Some("differential-contract") => match args.get(1).and_then(|seed| seed.parse().ok()) {
+            Some(seed) => {
+                print!("{}", conformance::differential::contract(seed));
+                ExitCode::SUCCESS
+            }
+            None => {
+                eprintln!("usage: cargo xtask differential-contract SEED");
+                ExitCode::from(2)
+            }
+        },
+        Some("differential") => match differential_args(&args[1..]) {
+            Some((executions, seed)) => differential::run(executions, seed),
+            None => {
+                eprintln!("usage: cargo xtask differential --executions N [--seed S]");
+                ExitCode::from(2)
+            }
+        },
         _ => {
-            eprintln!("usage: cargo xtask ci | gen-contract --rules N");
+            eprintln!(
+                "usage: cargo xtask ci | gen-contract --rules N | differential --executions N [--seed S]"
+            );
             ExitCode::from(2)
         }
     }
+}
+
+/// `--executions N [--seed S]`.
+fn differential_args(args: &[String]) -> Option<(u64, u64)> {
+    let (mut executions, mut seed) = (None, 1);
+    let mut rest = args.iter();
+    while let Some(flag) = rest.next() {
+        let value: u64 = rest.next()?.parse().ok()?;
+        match flag.as_str() {
+            "--executions" => executions = Some(value),
+            "--seed" => seed = value,
+            _ => return None,
+        }
+    }
+    Some((executions?, seed))
 }
 
 /// Runs each CI step in order, stopping at the first failure.

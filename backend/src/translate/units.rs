@@ -1,0 +1,194 @@
+//! The three kinds of generated function: a let's, a rule's, and the
+//! entry point that runs the applying rules and commits their outcomes.
+
+use super::*;
+
+impl Translator<'_, '_> {
+    // ----- units -----
+
+    pub(super) fn let_body(&mut self, i: usize) {
+        let l = &self.c.lets[i];
+        let v = self.expr(l.value);
+        let (a, b) = self.stored_words(v, l.ty);
+        let at = self.plan.lets[i];
+        self.store_word(at + 1, a);
+        self.store_word(at + 2, b);
+        // The flag: 1 computed and present, 2 computed and absent.
+        let flag = match v.present {
+            Some(present) => {
+                let two = self.iconst(2);
+                let one = self.iconst(1);
+                self.b.ins().select(present, one, two)
+            }
+            None => self.iconst(1),
+        };
+        self.store_word(at, flag);
+        self.status(OK);
+    }
+
+    pub(super) fn rule_body(&mut self, i: usize) {
+        let rule = &self.c.rules[i];
+        let memo = self.plan.rules[i];
+        let current = self.load_word(memo);
+        let (compute, done) = (self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(current, done, &[], compute, &[]);
+        self.b.switch_to_block(done);
+        self.status(OK);
+        self.b.switch_to_block(compute);
+        let when = self.expr(rule.when);
+        let (fired, not_fired) = (self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(when.a, fired, &[], not_fired, &[]);
+        self.b.switch_to_block(not_fired);
+        let v = self.iconst(RULE_NOT_FIRED);
+        self.store_word(memo, v);
+        self.status(OK);
+        self.b.switch_to_block(fired);
+        let templates =
+            rule.verdict.iter().map(|v| &v.message).chain(rule.finding.iter().map(|f| &f.message));
+        let parts: Vec<ExprId> = templates.flat_map(ir::verify::template_exprs).collect();
+        for (k, id) in parts.into_iter().enumerate() {
+            let v = self.expr(id);
+            let (a, b) = self.stored_words(v, self.c.expr(id).ty);
+            let at = self.plan.layout.parts[i][k];
+            self.store_word(at, a);
+            self.store_word(at + 1, b);
+        }
+        for (k, assign) in rule.effects.iter().enumerate() {
+            let v = self.expr(assign.value);
+            let (a, b) = self.stored_words(v, self.c.effects[assign.effect.index()].ty);
+            let at = self.plan.rule_effects[i][k];
+            self.store_word(at, a);
+            self.store_word(at + 1, b);
+        }
+        let v = self.iconst(RULE_FIRED);
+        self.store_word(memo, v);
+        self.status(OK);
+    }
+
+    /// Calls rule `i`'s function; returns whether it fired.
+    pub(super) fn call_rule(&mut self, i: usize) -> Value {
+        let call = self.b.ins().call(self.callees.rules[i], &[self.ctx]);
+        let status = self.b.inst_results(call)[0];
+        let ok = self.b.ins().icmp_imm_s(IntCC::Equal, status, i64::from(OK));
+        self.check(ok);
+        let memo = self.load_word(self.plan.rules[i]);
+        let fired = self.b.ins().icmp_imm_s(IntCC::Equal, memo, RULE_FIRED);
+        self.bool_word(fired)
+    }
+
+    pub(super) fn entry_body(&mut self) {
+        let c = self.c;
+        for (i, rule) in c.rules.iter().enumerate() {
+            let (apply, skip) = (self.b.create_block(), self.b.create_block());
+            let applies = self.applies(rule);
+            self.b.ins().brif(applies, apply, &[], skip, &[]);
+            self.b.switch_to_block(apply);
+            let fired = self.call_rule(i);
+            let commit = self.b.create_block();
+            self.b.ins().brif(fired, commit, &[], skip, &[]);
+            self.b.switch_to_block(commit);
+            self.commit(i);
+            if c.decision == ir::DecisionMode::FirstMatch && rule.verdict.is_some() {
+                let n = self.iconst(i as i64 + 1);
+                let at = self.plan.layout.decided;
+                self.store_word(at, n);
+                self.status(OK);
+            } else {
+                self.b.ins().jump(skip, &[]);
+            }
+            self.b.switch_to_block(skip);
+        }
+        self.status(OK);
+    }
+
+    /// Whether rule `rule` applies to the request's channel and component.
+    pub(super) fn applies(&mut self, rule: &ir::Rule) -> Value {
+        let channel_ok = match &rule.channels {
+            None => self.iconst(1),
+            Some(channels) => {
+                let mask = channels.iter().fold(0u64, |m, ch| m | 1 << ch.0) as i64;
+                let bit = self.ctx_field(NativeCtx::CHANNEL_BIT);
+                let hit = self.b.ins().band_imm_s(bit, mask);
+                let ok = self.b.ins().icmp_imm_s(IntCC::NotEqual, hit, 0);
+                self.bool_word(ok)
+            }
+        };
+        let component = self.ctx_field(NativeCtx::COMPONENT);
+        let none = self.b.ins().icmp_imm_s(IntCC::Equal, component, 0);
+        let same = match rule.component {
+            Some(id) => self.b.ins().icmp_imm_s(IntCC::Equal, component, i64::from(id.0) + 1),
+            None => self.b.ins().iconst(types::I8, 0),
+        };
+        let component_ok = self.b.ins().bor(none, same);
+        let component_ok = self.bool_word(component_ok);
+        self.b.ins().band(channel_ok, component_ok)
+    }
+
+    /// Sets rule `i`'s fired bit and folds its effects in.
+    pub(super) fn commit(&mut self, i: usize) {
+        let word = self.plan.layout.fired + i / 64;
+        let bits = self.load_word(word);
+        let bits = self.b.ins().bor_imm_s(bits, (1u64 << (i % 64)) as i64);
+        self.store_word(word, bits);
+        let rule = &self.c.rules[i];
+        for (k, assign) in rule.effects.iter().enumerate() {
+            let effect = &self.c.effects[assign.effect.index()];
+            let at = self.plan.layout.effects[assign.effect.index()];
+            let source = self.plan.rule_effects[i][k];
+            let (a, b) = (self.load_word(source), self.load_word(source + 1));
+            let present = self.load_word(at);
+            let (first, combine, done) =
+                (self.b.create_block(), self.b.create_block(), self.b.create_block());
+            self.b.ins().brif(present, combine, &[], first, &[]);
+            self.b.switch_to_block(first);
+            self.store_word(at + 1, a);
+            self.store_word(at + 2, b);
+            let one = self.iconst(1);
+            self.store_word(at, one);
+            self.b.ins().jump(done, &[]);
+            self.b.switch_to_block(combine);
+            let (old_a, old_b) = (self.load_word(at + 1), self.load_word(at + 2));
+            let (new_a, new_b) = self.combine(effect.combine, effect.ty, (old_a, old_b), (a, b));
+            self.store_word(at + 1, new_a);
+            self.store_word(at + 2, new_b);
+            self.b.ins().jump(done, &[]);
+            self.b.switch_to_block(done);
+        }
+    }
+
+    /// The combination of an effect's old and new words.
+    pub(super) fn combine(
+        &mut self,
+        policy: Combine,
+        ty: TypeId,
+        old: (Value, Value),
+        new: (Value, Value),
+    ) -> (Value, Value) {
+        match policy {
+            Combine::Last => new,
+            Combine::Any => (self.b.ins().bor(old.0, new.0), old.1),
+            Combine::All => (self.b.ins().band(old.0, new.0), old.1),
+            Combine::Max | Combine::Min => {
+                let o = self.loaded_value(old.0, old.1, ty);
+                let n = self.loaded_value(new.0, new.1, ty);
+                let op = if policy == Combine::Max { CmpOp::Gt } else { CmpOp::Lt };
+                let better = self.compare(op, ty, n, o);
+                let a = self.b.ins().select(better, new.0, old.0);
+                let b = self.b.ins().select(better, new.1, old.1);
+                (a, b)
+            }
+            Combine::Sum => {
+                let o = self.loaded_value(old.0, old.1, ty);
+                let n = self.loaded_value(new.0, new.1, ty);
+                let op = match ty {
+                    T::DECIMAL => BinaryOp::AddDecimal,
+                    T::FLOAT => BinaryOp::AddFloat,
+                    T::DURATION => BinaryOp::AddDuration,
+                    _ => BinaryOp::AddInt,
+                };
+                let sum = self.binary(op, o, n);
+                self.stored_words(sum, ty)
+            }
+        }
+    }
+}

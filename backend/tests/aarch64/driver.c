@@ -1,0 +1,155 @@
+/* The C driver of backend/tests/aarch64.rs: calls the `entry` of a
+ * contract compiled ahead of time (backend::inspect::object) once per
+ * request, on x86-64 natively and on aarch64 under qemu-user.
+ *
+ * It owns nothing but the C side of runtime::native::NativeCtx and of
+ * runtime::data::Slot, mirrored below field for field. The kernels it
+ * runs are helper-free, so the helper table, program, arena and table
+ * pointers are NULL (a helper call would crash, and the test would say
+ * so); the powers of ten are the runtime's, copied.
+ *
+ * stdin:  the state size in words, then one request per line:
+ *           channel_bit component now n_slots (tag a b) * n_slots
+ *         every number as a decimal u64 (negative ints in two's complement).
+ * stdout: one line per request: the status, then every state word. */
+
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* runtime::data::Slot: repr(C), 24 bytes. */
+struct Slot {
+    uint64_t tag;
+    uint64_t a;
+    uint64_t b;
+};
+
+/* runtime::native::NativeCtx: repr(C), 8-byte fields. The test passes
+ * the Rust side's size and offsets as CTX_* macros, so a field added on
+ * one side only fails here, at compile time. */
+struct NativeCtx {
+    const struct Slot *input;
+    uint64_t *state;
+    const void *helpers;
+    const void *program;
+    uint64_t channel_bit;
+    uint64_t component;
+    int64_t now;
+    void *arena;
+    const uint64_t *table_values;
+    const int64_t *pow10;
+};
+
+#ifndef CTX_SIZE
+#error "build with the CTX_* macros from backend/tests/aarch64.rs"
+#endif
+_Static_assert(sizeof(struct Slot) == 24, "Slot is 24 bytes");
+_Static_assert(sizeof(struct NativeCtx) == CTX_SIZE, "NativeCtx's size differs from the Rust struct's");
+_Static_assert(offsetof(struct NativeCtx, input) == CTX_INPUT, "NativeCtx::INPUT");
+_Static_assert(offsetof(struct NativeCtx, state) == CTX_STATE, "NativeCtx::STATE");
+_Static_assert(offsetof(struct NativeCtx, helpers) == CTX_HELPERS, "NativeCtx::HELPERS");
+_Static_assert(offsetof(struct NativeCtx, program) == CTX_PROGRAM, "NativeCtx::PROGRAM");
+_Static_assert(offsetof(struct NativeCtx, channel_bit) == CTX_CHANNEL_BIT, "NativeCtx::CHANNEL_BIT");
+_Static_assert(offsetof(struct NativeCtx, component) == CTX_COMPONENT, "NativeCtx::COMPONENT");
+_Static_assert(offsetof(struct NativeCtx, now) == CTX_NOW, "NativeCtx::NOW");
+_Static_assert(offsetof(struct NativeCtx, arena) == CTX_ARENA, "NativeCtx::ARENA");
+_Static_assert(offsetof(struct NativeCtx, table_values) == CTX_TABLE_VALUES, "NativeCtx::TABLE_VALUES");
+_Static_assert(offsetof(struct NativeCtx, pow10) == CTX_POW10, "NativeCtx::POW10");
+
+/* runtime::native::POW10: 10^0 ..= 10^18. */
+static const int64_t POW10[19] = {
+    1LL,
+    10LL,
+    100LL,
+    1000LL,
+    10000LL,
+    100000LL,
+    1000000LL,
+    10000000LL,
+    100000000LL,
+    1000000000LL,
+    10000000000LL,
+    100000000000LL,
+    1000000000000LL,
+    10000000000000LL,
+    100000000000000LL,
+    1000000000000000LL,
+    10000000000000000LL,
+    100000000000000000LL,
+    1000000000000000000LL,
+};
+
+/* The contract's entry point, from the object file. */
+extern uint32_t entry(struct NativeCtx *ctx);
+
+static int read_u64(uint64_t *out) {
+    char word[32];
+    if (scanf("%31s", word) != 1) {
+        return 0;
+    }
+    char *end = NULL;
+    *out = strtoull(word, &end, 10);
+    if (*end != '\0') {
+        fprintf(stderr, "driver: not a number: %s\n", word);
+        exit(2);
+    }
+    return 1;
+}
+
+static uint64_t need_u64(const char *what) {
+    uint64_t value;
+    if (!read_u64(&value)) {
+        fprintf(stderr, "driver: expected %s\n", what);
+        exit(2);
+    }
+    return value;
+}
+
+int main(void) {
+    uint64_t words = need_u64("the state size");
+    /* One word more than needed: the runtime never hands out an empty area. */
+    uint64_t *state = calloc(words + 1, sizeof(uint64_t));
+    if (state == NULL) {
+        return 2;
+    }
+    uint64_t channel_bit;
+    while (read_u64(&channel_bit)) {
+        uint64_t component = need_u64("the component");
+        uint64_t now = need_u64("now");
+        uint64_t n = need_u64("the slot count");
+        struct Slot *slots = calloc(n + 1, sizeof(struct Slot));
+        if (slots == NULL) {
+            return 2;
+        }
+        for (uint64_t i = 0; i < n; i++) {
+            slots[i].tag = need_u64("a tag");
+            slots[i].a = need_u64("a slot's first word");
+            slots[i].b = need_u64("a slot's second word");
+        }
+        memset(state, 0, (words + 1) * sizeof(uint64_t));
+        struct NativeCtx ctx = {
+            .input = slots,
+            .state = state,
+            .helpers = NULL,
+            .program = NULL,
+            .channel_bit = channel_bit,
+            .component = component,
+            .now = (int64_t)now,
+            .arena = NULL,
+            .table_values = NULL,
+            .pow10 = POW10,
+        };
+        uint32_t status = entry(&ctx);
+        printf("%" PRIu32, status);
+        for (uint64_t i = 0; i < words; i++) {
+            printf(" %" PRIu64, state[i]);
+        }
+        printf("\n");
+        free(slots);
+    }
+    free(state);
+    return 0;
+}
