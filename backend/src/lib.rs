@@ -100,7 +100,9 @@ pub(crate) struct Compiling<'a> {
 /// The functions of one contract, declared in a module.
 pub(crate) struct Declared {
     pub lets: Vec<FuncId>,
-    pub rules: Vec<FuncId>,
+    /// Rules referred to by `rules.<id>` have a function; the others are
+    /// computed inline by the entry point.
+    pub rules: Vec<Option<FuncId>>,
     pub entry: FuncId,
 }
 
@@ -113,8 +115,10 @@ pub(crate) fn declare(module: &mut dyn Module, program: &Program) -> Result<Decl
     let c = &program.contract;
     let lets =
         (0..c.lets.len()).map(|i| declare(format!("let{i}"), Linkage::Local)).collect::<Result<_, _>>()?;
-    let rules =
-        (0..c.rules.len()).map(|i| declare(format!("rule{i}"), Linkage::Local)).collect::<Result<_, _>>()?;
+    let referenced = plan::referenced_rules(c);
+    let rules = (0..c.rules.len())
+        .map(|i| referenced[i].then(|| declare(format!("rule{i}"), Linkage::Local)).transpose())
+        .collect::<Result<_, _>>()?;
     let entry = declare("entry".to_string(), Linkage::Export)?;
     Ok(Declared { lets, rules, entry })
 }
@@ -122,7 +126,7 @@ pub(crate) fn declare(module: &mut dyn Module, program: &Program) -> Result<Decl
 /// Every unit with its function id, in definition order.
 pub(crate) fn units(declared: &Declared) -> Vec<(Unit, FuncId)> {
     let lets = declared.lets.iter().enumerate().map(|(i, id)| (Unit::Let(i), *id));
-    let rules = declared.rules.iter().enumerate().map(|(i, id)| (Unit::Rule(i), *id));
+    let rules = declared.rules.iter().enumerate().filter_map(|(i, id)| id.map(|id| (Unit::Rule(i), id)));
     lets.chain(rules).chain([(Unit::Entry, declared.entry)]).collect()
 }
 
@@ -140,7 +144,7 @@ pub(crate) fn build_unit(
     let func = &mut context.func;
     let callees = Callees {
         lets: declared.lets.iter().map(|f| module.declare_func_in_func(*f, func)).collect(),
-        rules: declared.rules.iter().map(|f| module.declare_func_in_func(*f, func)).collect(),
+        rules: declared.rules.iter().map(|f| f.map(|f| module.declare_func_in_func(f, func))).collect(),
     };
     let config = module.isa().frontend_config();
     translate(program, plan, unit, func, fctx, callees, config);
@@ -152,7 +156,11 @@ fn uses_now(c: &ir::Contract) -> bool {
 }
 
 /// Declares and compiles every function of `program` into `module`.
-pub(crate) fn define_all(module: &mut dyn Module, program: &Program, plan: &Plan) -> Result<Declared, String> {
+pub(crate) fn define_all(
+    module: &mut dyn Module,
+    program: &Program,
+    plan: &Plan,
+) -> Result<Declared, String> {
     let declared = declare(module, program)?;
     let mut context = module.make_context();
     let mut fctx = FunctionBuilderContext::new();

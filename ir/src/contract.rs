@@ -304,6 +304,20 @@ pub struct Template {
     pub parts: Vec<TemplatePart>,
 }
 
+impl Template {
+    /// Bytes to reserve for a rendered message: the text, and room for a
+    /// typical value per interpolation, so rendering rarely reallocates.
+    pub fn capacity_hint(&self) -> usize {
+        self.parts
+            .iter()
+            .map(|part| match part {
+                TemplatePart::Text(text) => text.len(),
+                TemplatePart::Expr(_) => 24,
+            })
+            .sum()
+    }
+}
+
 #[derive(Clone, PartialEq, Debug)]
 pub enum TemplatePart {
     Text(String),

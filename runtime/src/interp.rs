@@ -365,7 +365,7 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
     }
 
     fn template(&mut self, template: &ir::Template) -> Result<String, EvalError> {
-        let mut out = String::new();
+        let mut out = String::with_capacity(template.capacity_hint());
         for part in &template.parts {
             match part {
                 ir::TemplatePart::Text(text) => out.push_str(text),

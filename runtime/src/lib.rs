@@ -21,6 +21,7 @@ pub mod error;
 pub mod host;
 pub mod interp;
 pub mod layout;
+pub mod matcher;
 pub mod native;
 pub mod ops;
 pub mod program;

@@ -230,19 +230,16 @@ pub fn finish<'p>(
     let c: &'p ir::Contract = &program.contract;
     let layout = &native.layout;
     let schema = program.schema();
-    let fired = |rule: usize| state[layout.fired + rule / 64] >> (rule % 64) & 1 == 1;
     let decided = match state[layout.decided] {
         0 => None,
         n => c.rules.get(n as usize - 1).and_then(|r| r.verdict.as_ref()).map(|v| v.verdict),
     };
     let (mut deny, mut allow, mut findings) = (Vec::new(), Vec::new(), Vec::new());
-    for (i, rule) in c.rules.iter().enumerate() {
-        if !fired(i) {
-            continue;
-        }
+    for i in fired_rules(&state[layout.fired..], c.rules.len()) {
+        let rule = &c.rules[i];
         let mut parts = layout.parts[i].iter();
         let mut message = |template: &ir::Template| {
-            let mut out = String::new();
+            let mut out = String::with_capacity(template.capacity_hint());
             for part in &template.parts {
                 match part {
                     ir::TemplatePart::Text(text) => out.push_str(text),
@@ -275,7 +272,7 @@ pub fn finish<'p>(
         _ => c.default,
     };
     let reasons = if decision == Verdict::Deny { deny } else { allow };
-    let mut effects = Vec::new();
+    let mut effects = Vec::with_capacity(c.effects.len());
     for (i, effect) in c.effects.iter().enumerate() {
         let at = layout.effects[i];
         if state[at] != 0 {
@@ -295,6 +292,21 @@ pub fn finish<'p>(
         effects,
         errors: Vec::new(),
     }
+}
+
+/// The rules whose bit is set in `bits` (one bit per rule, 64 per word),
+/// in rule order.
+fn fired_rules(bits: &[u64], rules: usize) -> impl Iterator<Item = usize> + '_ {
+    bits.iter().take(rules.div_ceil(64)).enumerate().flat_map(|(word, &bits)| {
+        let mut rest = bits;
+        std::iter::from_fn(move || {
+            (rest != 0).then(|| {
+                let bit = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                word * 64 + bit
+            })
+        })
+    })
 }
 
 /// A value of type `ty` from the two words native code keeps it in.
@@ -347,7 +359,6 @@ pub struct Helpers {
     pub dec_from_int: unsafe extern "C" fn(i64, *mut u64) -> u32,
     pub table_row_str: unsafe extern "C" fn(*const Program, u64, *const u8, u64) -> i64,
     pub table_row_int: unsafe extern "C" fn(*const Program, u64, i64) -> i64,
-    pub table_value: unsafe extern "C" fn(*const Program, u64, u64) -> *const Slot,
     pub regex_match: unsafe extern "C" fn(*const Program, u64, *const u8, u64) -> u64,
     pub str_op: unsafe extern "C" fn(u64, *const u8, u64, *const u8, u64) -> i64,
     pub apply: unsafe extern "C" fn(*mut NativeCtx, u64, u64, u64, u64, u64, *mut u64) -> u32,
@@ -356,7 +367,7 @@ pub struct Helpers {
 
 impl Helpers {
     /// The byte offset of each helper in the table, by name.
-    pub const INDEX: [&'static str; 15] = [
+    pub const INDEX: [&'static str; 14] = [
         "dec_add",
         "dec_sub",
         "dec_mul",
@@ -367,7 +378,6 @@ impl Helpers {
         "dec_from_int",
         "table_row_str",
         "table_row_int",
-        "table_value",
         "regex_match",
         "str_op",
         "apply",
@@ -401,7 +411,6 @@ pub static HELPERS: Helpers = Helpers {
     dec_from_int: h_dec_from_int,
     table_row_str: h_table_row_str,
     table_row_int: h_table_row_int,
-    table_value: h_table_value,
     regex_match: h_regex_match,
     str_op: h_str_op,
     apply: h_apply,
@@ -491,14 +500,6 @@ unsafe extern "C" fn h_table_row_int(program: *const Program, table: u64, key: i
         // SAFETY: generated code passes the context's program.
         let program = unsafe { &*program };
         program.tables.get(table as usize).and_then(|t| t.row_int(key)).map_or(-1, i64::from)
-    })
-}
-
-unsafe extern "C" fn h_table_value(program: *const Program, table: u64, row: u64) -> *const Slot {
-    guarded(std::ptr::null(), || {
-        // SAFETY: generated code passes the context's program.
-        let program = unsafe { &*program };
-        program.tables.get(table as usize).map_or(std::ptr::null(), |t| t.value_slots(row as u32))
     })
 }
 

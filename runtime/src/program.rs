@@ -11,6 +11,7 @@ use rustc_hash::FxHashMap;
 
 use crate::data::{RecordRef, Slot, Store};
 use crate::layout::{Layouts, Shape};
+use crate::matcher::Matcher;
 use crate::value::{Schema, Value, read};
 
 /// A node id: the IR expression's id.
@@ -222,6 +223,33 @@ impl Table {
         }
     }
 
+    /// Every string key with its row (`None` for int-keyed tables), for
+    /// code generators that match keys inline.
+    pub fn string_keys(&self) -> Option<Vec<(&str, u32)>> {
+        match &self.index {
+            KeyIndex::FewStrings(rows) => Some(rows.iter().map(|(k, r)| (&**k, *r)).collect()),
+            KeyIndex::Strings(rows) => Some(rows.iter().map(|(k, r)| (&**k, *r)).collect()),
+            _ => None,
+        }
+    }
+
+    /// `Some(min)` when the int keys are exactly `min, min + 1, ...` and
+    /// key `min + i` is row `i`: a lookup is a subtraction and a bounds
+    /// check.
+    pub fn dense_identity(&self) -> Option<(i64, usize)> {
+        match &self.index {
+            KeyIndex::DenseInts { min, rows } => {
+                rows.iter().enumerate().all(|(i, r)| *r as usize == i).then_some((*min, rows.len()))
+            }
+            _ => None,
+        }
+    }
+
+    /// Slots per row value.
+    pub fn width(&self) -> usize {
+        self.width
+    }
+
     /// A pointer to row `row`'s value slots (null when out of range).
     pub fn value_slots(&self, row: u32) -> *const Slot {
         self.values.get(row as usize * self.width).map_or(std::ptr::null(), |s| s as *const Slot)
@@ -244,7 +272,7 @@ pub struct Program {
     pub layouts: Layouts,
     pub nodes: Vec<Node>,
     pub tables: Vec<Table>,
-    pub regexes: Vec<regex::Regex>,
+    pub regexes: Vec<Matcher>,
     /// Field name to index, for records wider than a few fields.
     field_maps: FxHashMap<TypeId, FxHashMap<String, usize>>,
     /// Owns what constant slots point at.
@@ -260,7 +288,9 @@ impl Program {
         let regexes = contract
             .regexes
             .iter()
-            .map(|pattern| ir::pattern::compile(pattern).map_err(|e| format!("regex `{pattern}`: {e}")))
+            .map(|pattern| {
+                ir::pattern::compile(pattern).map(Matcher::new).map_err(|e| format!("regex `{pattern}`: {e}"))
+            })
             .collect::<Result<Vec<_>, _>>()?;
         let tables = contract.tables.iter().map(|t| table(&contract, &layouts, t, &mut constants)).collect();
         let mut nodes = Vec::with_capacity(contract.exprs.len());

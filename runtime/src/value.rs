@@ -172,9 +172,7 @@ pub fn render(schema: &Schema<'_>, ty: TypeId, value: &Value<'_>, out: &mut Stri
     match value {
         Value::Absent => {}
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Int(i) => {
-            let _ = write!(out, "{i}");
-        }
+        Value::Int(i) => out.push_str(itoa::Buffer::new().format(*i)),
         Value::Decimal(d) => write_decimal(*d, out),
         Value::Float(f) => {
             let _ = write!(out, "{f}");

@@ -13,8 +13,14 @@ impl Translator<'_, '_> {
             }
             Builtin::Round | Builtin::RoundHalfEven if ty == T::DECIMAL => {
                 let (x, places) = (self.expr(arg_ids[0]), self.expr(arg_ids[1]));
-                let even = self.iconst(i64::from(func == Builtin::RoundHalfEven));
-                self.helper_with_result("dec_round", vec![x.a, x.b, places.a, even])
+                let half_even = func == Builtin::RoundHalfEven;
+                match self.constant_int(arg_ids[1]) {
+                    Some(p) if (0..=28).contains(&p) => self.decimal_round(x, p, half_even),
+                    _ => {
+                        let even = self.iconst(i64::from(half_even));
+                        self.helper_with_result("dec_round", vec![x.a, x.b, places.a, even])
+                    }
+                }
             }
             Builtin::Min | Builtin::Max => {
                 let mut best = self.expr(arg_ids[0]);
@@ -96,6 +102,14 @@ impl Translator<'_, '_> {
                 self.apply(id, &operands)
             }
             _ => self.unsupported(),
+        }
+    }
+
+    /// The value of an int constant expression.
+    fn constant_int(&self, id: ExprId) -> Option<i64> {
+        match &self.program.nodes[id.index()] {
+            Node::Const { slot, .. } if self.c.expr(id).ty == T::INT => Some(slot.as_int()),
+            _ => None,
         }
     }
 

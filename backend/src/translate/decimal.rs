@@ -90,6 +90,93 @@ impl Translator<'_, '_> {
         self.b.block_params(done)[0]
     }
 
+    /// `round(v, places)` (half away from zero, or half to even) for a
+    /// constant `places` in `0..=28`: `runtime::decimal::round`'s fast
+    /// path. A finer scale divides by `10^(scale - places)` and rounds on
+    /// the remainder; a coarser one multiplies up to `places`. A negative
+    /// value that rounds to zero (whose sign rust_decimal decides) and
+    /// everything outside the fast path call the helper.
+    pub(super) fn decimal_round(&mut self, v: NVal, places: i64, half_even: bool) -> NVal {
+        let x = self.small(v);
+        let difference = self.b.ins().iadd_imm_s(x.scale, -places);
+        let (fits, coarser, done) = (self.b.create_block(), self.b.create_block(), self.b.create_block());
+        let slow_block = self.b.create_block();
+        self.b.append_block_param(done, W);
+        self.b.append_block_param(done, W);
+        let places_word = self.iconst(places);
+        let is_finer = self.b.ins().icmp_imm_s(IntCC::SignedGreaterThan, difference, 0);
+        self.b.ins().brif(x.slow, slow_block, &[], fits, &[]);
+        self.b.switch_to_block(fits);
+        let divide = self.b.create_block();
+        self.b.ins().brif(is_finer, divide, &[], coarser, &[]);
+
+        // scale > places: q = m / f, rounded on the remainder.
+        self.b.switch_to_block(divide);
+        let too_far = self.b.ins().icmp_imm_s(IntCC::SignedGreaterThan, difference, MAX_POW10);
+        let in_range = self.b.create_block();
+        self.b.ins().brif(too_far, slow_block, &[], in_range, &[]);
+        self.b.switch_to_block(in_range);
+        let factor = self.pow10(difference);
+        let q = self.b.ins().sdiv(x.m, factor);
+        let r = self.b.ins().srem(x.m, factor);
+        let magnitude = self.b.ins().iabs(r);
+        let twice = self.b.ins().ishl_imm_s(magnitude, 1);
+        let above = self.b.ins().icmp(IntCC::SignedGreaterThan, twice, factor);
+        let half = self.b.ins().icmp(IntCC::Equal, twice, factor);
+        let tie_goes_up = if half_even {
+            let odd = self.b.ins().band_imm_s(q, 1);
+            self.b.ins().icmp_imm_s(IntCC::NotEqual, odd, 0)
+        } else {
+            self.b.ins().iconst(types::I8, 1)
+        };
+        let tie_up = self.b.ins().band(half, tie_goes_up);
+        let up = self.b.ins().bor(above, tie_up);
+        let negative = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, x.m, 0);
+        let one = self.iconst(1);
+        let minus_one = self.iconst(-1);
+        let step = self.b.ins().select(negative, minus_one, one);
+        let stepped = self.b.ins().iadd(q, step);
+        let rounded = self.b.ins().select(up, stepped, q);
+        let zero = self.b.ins().icmp_imm_s(IntCC::Equal, rounded, 0);
+        let negative_zero = self.b.ins().band(zero, negative);
+        let fast = self.b.create_block();
+        self.b.ins().brif(negative_zero, slow_block, &[], fast, &[]);
+        self.b.switch_to_block(fast);
+        let (a, b) = self.make(rounded, places_word);
+        self.b.ins().jump(done, &args(&[a, b]));
+
+        // scale <= places: m * 10^(places - scale), if it fits.
+        self.b.switch_to_block(coarser);
+        let up_by = self.b.ins().ineg(difference);
+        let too_far = self.b.ins().icmp_imm_s(IntCC::SignedGreaterThan, up_by, MAX_POW10);
+        let in_range = self.b.create_block();
+        self.b.ins().brif(too_far, slow_block, &[], in_range, &[]);
+        self.b.switch_to_block(in_range);
+        let factor = self.pow10(up_by);
+        let (m, overflow) = self.b.ins().smul_overflow(x.m, factor);
+        let fast = self.b.create_block();
+        self.b.ins().brif(overflow, slow_block, &[], fast, &[]);
+        self.b.switch_to_block(fast);
+        let (a, b) = self.make(m, places_word);
+        self.b.ins().jump(done, &args(&[a, b]));
+
+        self.b.switch_to_block(slow_block);
+        let even = self.iconst(i64::from(half_even));
+        let v = self.helper_with_result("dec_round", vec![v.a, v.b, places_word, even]);
+        self.b.ins().jump(done, &args(&[v.a, v.b]));
+        self.b.switch_to_block(done);
+        let params = self.b.block_params(done).to_vec();
+        NVal { a: params[0], b: params[1], present: None }
+    }
+
+    /// `10^exponent` from the context's table (`exponent` in `0..=18`).
+    fn pow10(&mut self, exponent: Value) -> Value {
+        let table = self.ctx_field(NativeCtx::POW10);
+        let offset = self.b.ins().ishl_imm_s(exponent, 3);
+        let at = self.b.ins().iadd(table, offset);
+        self.b.ins().load(W, MemFlagsData::trusted(), at, 0)
+    }
+
     /// `x + y` or `x - y`: the result's mantissa and scale, and the slow flag.
     fn small_add(&mut self, op: BinaryOp, x: Small, y: Small) -> ((Value, Value), Value) {
         let aligned = self.align(x, y);
@@ -141,10 +228,7 @@ impl Translator<'_, '_> {
         let too_far = self.b.ins().icmp_imm_s(IntCC::SignedGreaterThan, distance, MAX_POW10);
         let zero = self.iconst(0);
         let exponent = self.b.ins().select(too_far, zero, distance);
-        let table = self.ctx_field(NativeCtx::POW10);
-        let offset = self.b.ins().ishl_imm_s(exponent, 3);
-        let at = self.b.ins().iadd(table, offset);
-        let factor = self.b.ins().load(W, MemFlagsData::trusted(), at, 0);
+        let factor = self.pow10(exponent);
         let one = self.iconst(1);
         let x_finer = self.b.ins().icmp_imm_s(IntCC::SignedGreaterThan, difference, 0);
         let y_finer = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, difference, 0);

@@ -215,29 +215,4 @@ impl Translator<'_, '_> {
         let params = self.b.block_params(done).to_vec();
         NVal { a: params[0], b: params[1], present: None }
     }
-
-    /// The row of a key in a table, or -1.
-    pub(super) fn table_row(&mut self, table: usize, key: ExprId) -> Value {
-        let key_ty = self.c.expr(key).ty;
-        let k = self.expr(key);
-        let program = self.ctx_field(NativeCtx::PROGRAM);
-        let t = self.iconst(table as i64);
-        if key_ty == T::INT {
-            self.helper("table_row_int", &[program, t, k.a], W)
-        } else {
-            self.helper("table_row_str", &[program, t, k.a, k.b], W)
-        }
-    }
-
-    pub(super) fn table_get(&mut self, table: usize, key: ExprId, ty: TypeId) -> NVal {
-        let row = self.table_row(table, key);
-        let found = self.b.ins().icmp_imm_s(IntCC::SignedGreaterThanOrEqual, row, 0);
-        self.found_or_missing(found);
-        let program = self.ctx_field(NativeCtx::PROGRAM);
-        let t = self.iconst(table as i64);
-        let slots = self.helper("table_value", &[program, t, row], W);
-        let valid = self.b.ins().icmp_imm_s(IntCC::NotEqual, slots, 0);
-        self.check(valid);
-        self.read_at(slots, 0, ty)
-    }
 }

@@ -22,6 +22,7 @@ mod calls;
 mod decimal;
 mod expr;
 mod lists;
+mod tables;
 mod units;
 
 use std::collections::HashMap;
@@ -56,7 +57,8 @@ pub enum Unit {
 #[derive(Debug)]
 pub struct Callees {
     pub lets: Vec<FuncRef>,
-    pub rules: Vec<FuncRef>,
+    /// `None` for rules the entry point computes inline.
+    pub rules: Vec<Option<FuncRef>>,
 }
 
 /// The signature of every generated function.

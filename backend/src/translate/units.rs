@@ -26,8 +26,9 @@ impl Translator<'_, '_> {
         self.status(OK);
     }
 
+    /// A referenced rule's function: computes it once (memo word), for its
+    /// own turn or for the first `rules.<id>` that asks.
     pub(super) fn rule_body(&mut self, i: usize) {
-        let rule = &self.c.rules[i];
         let memo = self.plan.rules[i];
         let current = self.load_word(memo);
         let (compute, done) = (self.b.create_block(), self.b.create_block());
@@ -35,14 +36,27 @@ impl Translator<'_, '_> {
         self.b.switch_to_block(done);
         self.status(OK);
         self.b.switch_to_block(compute);
-        let when = self.expr(rule.when);
         let (fired, not_fired) = (self.b.create_block(), self.b.create_block());
-        self.b.ins().brif(when.a, fired, &[], not_fired, &[]);
+        self.rule_outcome(i, fired, not_fired);
         self.b.switch_to_block(not_fired);
         let v = self.iconst(RULE_NOT_FIRED);
         self.store_word(memo, v);
         self.status(OK);
         self.b.switch_to_block(fired);
+        let v = self.iconst(RULE_FIRED);
+        self.store_word(memo, v);
+        self.status(OK);
+    }
+
+    /// Computes rule `i`'s condition and, when it holds, its message and
+    /// effect values into the state area; continues in `fired` or
+    /// `not_fired`.
+    fn rule_outcome(&mut self, i: usize, fired: Block, not_fired: Block) {
+        let rule = &self.c.rules[i];
+        let when = self.expr(rule.when);
+        let computed = self.b.create_block();
+        self.b.ins().brif(when.a, computed, &[], not_fired, &[]);
+        self.b.switch_to_block(computed);
         let templates =
             rule.verdict.iter().map(|v| &v.message).chain(rule.finding.iter().map(|f| &f.message));
         let parts: Vec<ExprId> = templates.flat_map(ir::verify::template_exprs).collect();
@@ -60,14 +74,16 @@ impl Translator<'_, '_> {
             self.store_word(at, a);
             self.store_word(at + 1, b);
         }
-        let v = self.iconst(RULE_FIRED);
-        self.store_word(memo, v);
-        self.status(OK);
+        self.b.ins().jump(fired, &[]);
     }
 
     /// Calls rule `i`'s function; returns whether it fired.
     pub(super) fn call_rule(&mut self, i: usize) -> Value {
-        let call = self.b.ins().call(self.callees.rules[i], &[self.ctx]);
+        let Some(function) = self.callees.rules[i] else {
+            self.unsupported();
+            return self.iconst(0);
+        };
+        let call = self.b.ins().call(function, &[self.ctx]);
         let status = self.b.inst_results(call)[0];
         let ok = self.b.ins().icmp_imm_s(IntCC::Equal, status, i64::from(OK));
         self.check(ok);
@@ -83,9 +99,13 @@ impl Translator<'_, '_> {
             let applies = self.applies(rule);
             self.b.ins().brif(applies, apply, &[], skip, &[]);
             self.b.switch_to_block(apply);
-            let fired = self.call_rule(i);
             let commit = self.b.create_block();
-            self.b.ins().brif(fired, commit, &[], skip, &[]);
+            if self.callees.rules[i].is_some() {
+                let fired = self.call_rule(i);
+                self.b.ins().brif(fired, commit, &[], skip, &[]);
+            } else {
+                self.rule_outcome(i, commit, skip);
+            }
             self.b.switch_to_block(commit);
             self.commit(i);
             if c.decision == ir::DecisionMode::FirstMatch && rule.verdict.is_some() {
