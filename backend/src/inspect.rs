@@ -49,7 +49,7 @@ pub struct Object {
 /// Compiles every function of `program` into an ELF object for `target`.
 pub fn object(program: &Program, target: &str) -> Result<Object, String> {
     let mut module = module(target)?;
-    let plan = Plan::new(&program.contract);
+    let plan = Plan::new(program);
     define_all(&mut module, program, &plan)?;
     let bytes = module.finish().emit().map_err(|e| format!("cannot write the object: {e}"))?;
     Ok(Object { bytes, state_words: plan.words })
@@ -65,7 +65,7 @@ pub enum Emit {
 /// The text of every function of `program`, for `target`.
 pub fn emit(program: &Program, target: &str, what: Emit) -> Result<String, String> {
     let mut module = module(target)?;
-    let plan = Plan::new(&program.contract);
+    let plan = Plan::new(program);
     let declared = declare(&mut module, program)?;
     let mut context = Context::new();
     let mut fctx = FunctionBuilderContext::new();

@@ -177,7 +177,7 @@ impl NativeCompiler for Jit {
     fn compile(&self, program: &Program) -> Result<NativeProgram, String> {
         let isa = host_isa(self.verify)?;
         let mut module = JITModule::new(JITBuilder::with_isa(isa, default_libcall_names()));
-        let plan = Plan::new(&program.contract);
+        let plan = Plan::new(program);
         let declared = define_all(&mut module, program, &plan)?;
         module.finalize_definitions().map_err(|e| format!("cannot finalize: {e}"))?;
         let address = module.get_finalized_function(declared.entry);
@@ -188,7 +188,7 @@ impl NativeCompiler for Jit {
             entry,
             state_words: plan.words,
             layout: plan.layout,
-            table_values: program.tables.iter().map(|t| t.value_slots(0) as u64).collect(),
+            addresses: plan.addresses.words,
             uses_now: uses_now(&program.contract),
             owner: Box::new(Code { module: Mutex::new(Some(module)) }),
         })

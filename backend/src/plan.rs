@@ -4,7 +4,11 @@
 //! starts clear. The public part ([`NativeLayout`]) tells the runtime
 //! where results are; the rest is private to the generated code.
 
+use std::collections::HashMap;
+
+use runtime::data::Tag;
 use runtime::native::NativeLayout;
+use runtime::program::{Node, Program};
 
 /// A rule's memo word: not computed yet.
 pub const RULE_TODO: i64 = 0;
@@ -12,6 +16,42 @@ pub const RULE_TODO: i64 = 0;
 pub const RULE_NOT_FIRED: i64 = 2;
 /// Computed, the condition holds, messages and effect values are stored.
 pub const RULE_FIRED: i64 = 3;
+
+/// The addresses generated code reads by index
+/// (`NativeProgram::addresses`): each table's first value slot, then every
+/// string or list constant.
+#[derive(Clone, Debug, Default)]
+pub struct Addresses {
+    pub words: Vec<u64>,
+    /// Expression index to its constant's place in `words`.
+    constants: HashMap<usize, usize>,
+}
+
+impl Addresses {
+    pub fn new(program: &Program) -> Addresses {
+        let mut words: Vec<u64> = program.tables.iter().map(|t| t.value_slots(0) as u64).collect();
+        let mut constants = HashMap::new();
+        for (i, node) in program.nodes.iter().enumerate() {
+            if let Node::Const { slot, .. } = node
+                && matches!(slot.tag(), Tag::Str | Tag::List)
+            {
+                constants.insert(i, words.len());
+                words.push(slot.words().0);
+            }
+        }
+        Addresses { words, constants }
+    }
+
+    /// The place of table `table`'s first value slot.
+    pub fn table(&self, table: usize) -> usize {
+        table
+    }
+
+    /// The place of the pointer of constant expression `expr`, if it has one.
+    pub fn constant(&self, expr: usize) -> Option<usize> {
+        self.constants.get(&expr).copied()
+    }
+}
 
 /// Which rules some expression refers to (`rules.<id>`): those are
 /// computed on demand, by a function of their own; the others only at
@@ -37,10 +77,12 @@ pub struct Plan {
     /// Per rule, per effect it sets: the value's two words.
     pub rule_effects: Vec<Vec<usize>>,
     pub words: usize,
+    pub addresses: Addresses,
 }
 
 impl Plan {
-    pub fn new(c: &ir::Contract) -> Plan {
+    pub fn new(program: &Program) -> Plan {
+        let c = &program.contract;
         let mut next = 0usize;
         let mut take = |n: usize| {
             let at = next;
@@ -69,6 +111,7 @@ impl Plan {
             rules,
             rule_effects,
             words: next,
+            addresses: Addresses::new(program),
         }
     }
 }

@@ -217,7 +217,7 @@ fn run_in_process(
         component,
         now: 0,
         arena: &mut arena,
-        table_values: native.table_values.as_ptr(),
+        addresses: native.addresses.as_ptr(),
         pow10: POW10.as_ptr(),
     };
     // SAFETY: the entry point was compiled for this program; the context
@@ -333,7 +333,7 @@ fn context_layout() -> Vec<String> {
         ("COMPONENT", NativeCtx::COMPONENT),
         ("NOW", NativeCtx::NOW),
         ("ARENA", NativeCtx::ARENA),
-        ("TABLE_VALUES", NativeCtx::TABLE_VALUES),
+        ("ADDRESSES", NativeCtx::ADDRESSES),
         ("POW10", NativeCtx::POW10),
     ];
     fields.iter().map(|(name, value)| format!("-DCTX_{name}={value}")).collect()

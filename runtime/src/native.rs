@@ -59,9 +59,9 @@ pub struct NativeCtx {
     pub now: i64,
     /// Where helpers keep the strings and lists they compute.
     pub arena: *mut Arena,
-    /// Per table, the address of its first value slot
-    /// ([`NativeProgram::table_values`]).
-    pub table_values: *const u64,
+    /// The data generated code reads by address
+    /// ([`NativeProgram::addresses`]).
+    pub addresses: *const u64,
     /// `10^0 ..= 10^18`, for decimal fast paths.
     pub pow10: *const i64,
 }
@@ -76,7 +76,7 @@ impl NativeCtx {
     pub const COMPONENT: i32 = 40;
     pub const NOW: i32 = 48;
     pub const ARENA: i32 = 56;
-    pub const TABLE_VALUES: i32 = 64;
+    pub const ADDRESSES: i32 = 64;
     pub const POW10: i32 = 72;
 }
 
@@ -146,9 +146,11 @@ pub struct NativeProgram {
     pub entry: NativeFn,
     pub state_words: usize,
     pub layout: NativeLayout,
-    /// Per table, the address of its first value slot in the program (which
-    /// the code is compiled for and which outlives it).
-    pub table_values: Vec<u64>,
+    /// Addresses in the program (which the code is compiled for and which
+    /// outlives it) that generated code reads by index rather than embeds,
+    /// so the code holds no pointers: each table's first value slot, then
+    /// the string and list constants.
+    pub addresses: Vec<u64>,
     /// Whether the code reads `now()` (else the clock is not read).
     pub uses_now: bool,
     /// Owns the machine code (the JIT module); dropping it frees the code.
@@ -193,7 +195,7 @@ pub fn run<'p>(
             component: context.component.map_or(0, |c| u64::from(c.0) + 1),
             now,
             arena,
-            table_values: native.table_values.as_ptr(),
+            addresses: native.addresses.as_ptr(),
             pow10: POW10.as_ptr(),
         };
         // SAFETY: the entry point was compiled for this program's layout;

@@ -139,7 +139,10 @@ impl Translator<'_, '_> {
             return NVal { a: z, b: z, present: Some(absent) };
         }
         let b = self.iconst(b as i64);
-        let a = if self.c.types.optional_inner(ty).unwrap_or(ty) == T::FLOAT {
+        let a = if let Some(place) = self.plan.addresses.constant(id.index()) {
+            // A string or a list: its address is read, not embedded.
+            self.address(place)
+        } else if self.c.types.optional_inner(ty).unwrap_or(ty) == T::FLOAT {
             self.b.ins().f64const(f64::from_bits(a))
         } else {
             self.iconst(a as i64)

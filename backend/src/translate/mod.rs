@@ -178,6 +178,12 @@ impl Translator<'_, '_> {
         self.b.ins().store(MemFlagsData::trusted(), value, state, (word * 8) as i32);
     }
 
+    /// Address number `place` of [`NativeCtx::addresses`].
+    fn address(&mut self, place: usize) -> Value {
+        let addresses = self.ctx_field(NativeCtx::ADDRESSES);
+        self.b.ins().load(W, MemFlagsData::trusted(), addresses, place as i32 * 8)
+    }
+
     fn ctx_field(&mut self, offset: i32) -> Value {
         self.b.ins().load(W, MemFlagsData::trusted(), self.ctx, offset)
     }

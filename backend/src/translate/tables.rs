@@ -7,7 +7,7 @@
 //! helpers (the runtime's hash index).
 //!
 //! A row's value is read from the program's value slots, whose address the
-//! context gives per table ([`NativeCtx::table_values`]).
+//! context gives ([`NativeCtx::addresses`]).
 
 use std::collections::BTreeMap;
 
@@ -52,8 +52,7 @@ impl Translator<'_, '_> {
         let row = self.table_row(table, key);
         let found = self.b.ins().icmp_imm_s(IntCC::SignedGreaterThanOrEqual, row, 0);
         self.found_or_missing(found);
-        let bases = self.ctx_field(NativeCtx::TABLE_VALUES);
-        let base = self.b.ins().load(W, MemFlagsData::trusted(), bases, table as i32 * 8);
+        let base = self.address(self.plan.addresses.table(table));
         let row_bytes = self.program.tables[table].width() as i64 * SLOT;
         let offset = self.b.ins().imul_imm_s(row, row_bytes);
         let slots = self.b.ins().iadd(base, offset);

@@ -39,7 +39,7 @@ struct NativeCtx {
     uint64_t component;
     int64_t now;
     void *arena;
-    const uint64_t *table_values;
+    const uint64_t *addresses;
     const int64_t *pow10;
 };
 
@@ -56,7 +56,7 @@ _Static_assert(offsetof(struct NativeCtx, channel_bit) == CTX_CHANNEL_BIT, "Nati
 _Static_assert(offsetof(struct NativeCtx, component) == CTX_COMPONENT, "NativeCtx::COMPONENT");
 _Static_assert(offsetof(struct NativeCtx, now) == CTX_NOW, "NativeCtx::NOW");
 _Static_assert(offsetof(struct NativeCtx, arena) == CTX_ARENA, "NativeCtx::ARENA");
-_Static_assert(offsetof(struct NativeCtx, table_values) == CTX_TABLE_VALUES, "NativeCtx::TABLE_VALUES");
+_Static_assert(offsetof(struct NativeCtx, addresses) == CTX_ADDRESSES, "NativeCtx::ADDRESSES");
 _Static_assert(offsetof(struct NativeCtx, pow10) == CTX_POW10, "NativeCtx::POW10");
 
 /* runtime::native::POW10: 10^0 ..= 10^18. */
@@ -139,7 +139,7 @@ int main(void) {
             .component = component,
             .now = (int64_t)now,
             .arena = NULL,
-            .table_values = NULL,
+            .addresses = NULL,
             .pow10 = POW10,
         };
         uint32_t status = entry(&ctx);
