@@ -60,7 +60,8 @@ pub fn flags(verify: bool) -> settings::Flags {
     let set = |b: &mut settings::Builder, k: &str, v: &str| {
         let _ = b.set(k, v);
     };
-    set(&mut builder, "opt_level", "speed");
+    set(&mut builder, "opt_level", "none");
+    set(&mut builder, "regalloc_algorithm", "single_pass");
     set(&mut builder, "is_pic", "false");
     set(&mut builder, "use_colocated_libcalls", "false");
     set(&mut builder, "enable_verifier", if verify { "true" } else { "false" });

@@ -71,6 +71,9 @@ pub struct Report {
     /// The cost of reading the clock twice: the floor of every latency.
     pub timer_floor_ns: u64,
     pub targets: Vec<TargetReport>,
+    /// The compile-time bench (target `compile`), when it ran.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub compile: Vec<crate::compile::CompileRow>,
 }
 
 /// Measures one target.
@@ -208,6 +211,12 @@ impl Report {
             out.push_str("\nSemantic differences:\n");
             out.push_str(&notes.join("\n"));
             out.push('\n');
+        }
+        if !self.compile.is_empty() {
+            out.push_str(
+                "\nCompile time, median per stage (total: YAML to native code, without `load bundle`):\n\n",
+            );
+            out.push_str(&crate::compile::markdown(&self.compile));
         }
         out
     }

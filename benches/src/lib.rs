@@ -3,10 +3,14 @@
 //! runs, per-evaluation timing on the monotonic clock, medians and ranges.
 //!
 //! - [`harness`]: timing, statistics and the report (markdown or JSON);
-//! - [`targets`]: what is measured (the interpreter, JSON end to end, ...).
+//! - [`targets`]: what is measured (the interpreter, JSON end to end, ...);
+//! - [`compile`]: the compile-time bench, stage by stage;
+//! - [`generate`]: deterministic generated contracts of any size.
 //!
 //! A measurement tool, never a gate: nothing fails on a slow number.
 
+pub mod compile;
+pub mod generate;
 pub mod harness;
 pub mod machine;
 pub mod targets;

@@ -165,11 +165,28 @@ pub fn write(d: Decimal, out: &mut String) {
         let _ = write!(out, "{shown}");
         return;
     };
-    if m < 0 {
+    write_small(m < 0, m.unsigned_abs(), scale, out);
+}
+
+/// [`write`] for a decimal in the two words of a slot
+/// ([`crate::data::pack_decimal`]), without rebuilding the `Decimal` when
+/// its mantissa fits an `i64`.
+pub fn write_words(a: u64, b: u64, out: &mut String) {
+    if b as u32 == 0 && a <= i64::MAX as u64 {
+        let negative = b >> 63 == 1 && a != 0;
+        write_small(negative, a, ((b >> 48) & 0xFF) as u32, out);
+    } else {
+        write(crate::data::unpack_decimal(a, b), out);
+    }
+}
+
+/// Appends `magnitude / 10^scale`, with a minus sign when `negative`.
+fn write_small(negative: bool, magnitude: u64, scale: u32, out: &mut String) {
+    if negative {
         out.push('-');
     }
     let mut digits = itoa::Buffer::new();
-    let text = digits.format(m.unsigned_abs());
+    let text = digits.format(magnitude);
     let scale = scale as usize;
     if scale == 0 {
         out.push_str(text);
@@ -227,7 +244,11 @@ mod tests {
             let mut shown = String::new();
             write(a, &mut shown);
             let expected = if a.is_zero() { a.abs().to_string() } else { a.to_string() };
-            prop_assert_eq!(shown, expected);
+            prop_assert_eq!(&shown, &expected);
+            let (low, high) = crate::data::pack_decimal(a);
+            let mut from_words = String::new();
+            write_words(low, high, &mut from_words);
+            prop_assert_eq!(from_words, expected);
         }
     }
 }

@@ -33,7 +33,7 @@ use crate::layout::Shape;
 use crate::ops;
 use crate::program::Program;
 use crate::result::{EffectResult, Evaluation, FindingResult, Reason};
-use crate::value::{Value, render};
+use crate::value::{Schema, Value, render};
 
 /// Native code finished; the results are in the state area.
 pub const OK: u32 = 0;
@@ -247,8 +247,7 @@ pub fn finish<'p>(
                     ir::TemplatePart::Text(text) => out.push_str(text),
                     ir::TemplatePart::Expr(id) => {
                         let at = parts.next().copied().unwrap_or(0);
-                        let ty = c.expr(*id).ty;
-                        render(&schema, ty, &word_value(program, ty, state[at], state[at + 1]), &mut out);
+                        render_words(program, &schema, c.expr(*id).ty, (state[at], state[at + 1]), &mut out);
                     }
                 }
             }
@@ -293,6 +292,22 @@ pub fn finish<'p>(
         findings,
         effects,
         errors: Vec::new(),
+    }
+}
+
+/// Appends a message part of type `ty` kept in two words: ints, decimals,
+/// bools and strings straight from the words, the rest through a value
+/// and the renderer every engine uses.
+fn render_words(program: &Program, schema: &Schema<'_>, ty: TypeId, (a, b): (u64, u64), out: &mut String) {
+    match ty {
+        TypeTable::INT => out.push_str(itoa::Buffer::new().format(a as i64)),
+        TypeTable::DECIMAL => crate::decimal::write_words(a, b, out),
+        TypeTable::BOOL => out.push_str(if a != 0 { "true" } else { "false" }),
+        // SAFETY: a string's words point at text in the input, the
+        // program's constants or the arena, all alive while the result is
+        // built.
+        _ if program.contract.types.is_stringy(ty) => out.push_str(unsafe { text(a as *const u8, b) }),
+        _ => render(schema, ty, &word_value(program, ty, a, b), out),
     }
 }
 

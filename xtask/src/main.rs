@@ -4,13 +4,12 @@
 //! - `cargo xtask ci`: exactly what CI runs (format check, clippy with
 //!   warnings denied, the test suite).
 //! - `cargo xtask gen-contract --rules N`: a deterministic generated
-//!   contract on stdout ([`generate`]).
+//!   contract on stdout ([`benches::generate`]).
 //! - `cargo xtask differential --executions N [--seed S]`: a long
 //!   interpreter-vs-native run ([`differential`]);
 //!   `cargo xtask differential-contract SEED` prints one generated contract.
 
 mod differential;
-mod generate;
 
 use std::process::{Command, ExitCode};
 
@@ -25,7 +24,7 @@ fn main() -> ExitCode {
             };
             match rules {
                 Some(rules) => {
-                    print!("{}", generate::contract(rules));
+                    print!("{}", benches::generate::contract(rules));
                     ExitCode::SUCCESS
                 }
                 None => {

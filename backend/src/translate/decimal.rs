@@ -9,6 +9,10 @@
 //! A decimal is two words ([`runtime::data::Slot`]): `a` holds mantissa
 //! bits 0..64; `b` holds bits 64..96 in its low half and rust_decimal's
 //! flags in its high half (scale in bits 48..56, sign in bit 63).
+//!
+//! Operands that are constants (literals, table values are not) are taken
+//! apart while translating ([`super::fold`]): a comparison with a literal
+//! costs a few instructions, and one with zero needs no slow path at all.
 
 use super::*;
 
@@ -52,42 +56,95 @@ impl Translator<'_, '_> {
             return self.helper_with_result(helper, vec![l.a, l.b, r.a, r.b]);
         }
         let (x, y) = (self.small(l), self.small(r));
-        let (result, slow) =
+        let ((m, scale), slow) =
             if op == BinaryOp::MulDecimal { self.small_mul(x, y) } else { self.small_add(op, x, y) };
-        let (fast, slow_block, done) = (self.b.create_block(), self.b.create_block(), self.b.create_block());
-        self.b.append_block_param(done, W);
-        self.b.append_block_param(done, W);
-        self.b.ins().brif(slow, slow_block, &[], fast, &[]);
-        self.b.switch_to_block(fast);
-        let (a, b) = self.make(result.0, result.1);
-        self.b.ins().jump(done, &args(&[a, b]));
-        self.b.switch_to_block(slow_block);
-        let v = self.helper_with_result(helper, vec![l.a, l.b, r.a, r.b]);
-        self.b.ins().jump(done, &args(&[v.a, v.b]));
-        self.b.switch_to_block(done);
-        let params = self.b.block_params(done).to_vec();
-        NVal { a: params[0], b: params[1], present: None }
+        let words = self.fast_or_slow(
+            slow,
+            2,
+            |t| {
+                let (a, b) = t.make(m, scale);
+                vec![a, b]
+            },
+            |t| {
+                let v = t.helper_with_result(helper, vec![l.a, l.b, r.a, r.b]);
+                vec![v.a, v.b]
+            },
+        );
+        NVal { a: words[0], b: words[1], present: None }
     }
 
     /// The ordering of two decimals as -1, 0 or 1 (a word).
     pub(super) fn decimal_ordering(&mut self, l: NVal, r: NVal) -> Value {
+        if self.is_known_zero(r) {
+            return self.sign(l);
+        }
+        if self.is_known_zero(l) {
+            let sign = self.sign(r);
+            return self.b.ins().ineg(sign);
+        }
         let (x, y) = (self.small(l), self.small(r));
         let aligned = self.align(x, y);
         let slow = self.any(&[x.slow, y.slow, aligned.slow]);
-        let (fast, slow_block, done) = (self.b.create_block(), self.b.create_block(), self.b.create_block());
-        self.b.append_block_param(done, W);
-        self.b.ins().brif(slow, slow_block, &[], fast, &[]);
-        self.b.switch_to_block(fast);
-        let greater = self.b.ins().icmp(IntCC::SignedGreaterThan, aligned.l, aligned.r);
-        let less = self.b.ins().icmp(IntCC::SignedLessThan, aligned.l, aligned.r);
-        let (greater, less) = (self.bool_word(greater), self.bool_word(less));
-        let ordering = self.b.ins().isub(greater, less);
-        self.b.ins().jump(done, &args(&[ordering]));
+        let words = self.fast_or_slow(
+            slow,
+            1,
+            |t| {
+                let greater = t.b.ins().icmp(IntCC::SignedGreaterThan, aligned.l, aligned.r);
+                let less = t.b.ins().icmp(IntCC::SignedLessThan, aligned.l, aligned.r);
+                let (greater, less) = (t.bool_word(greater), t.bool_word(less));
+                vec![t.b.ins().isub(greater, less)]
+            },
+            |t| vec![t.helper("dec_cmp", &[l.a, l.b, r.a, r.b], W)],
+        );
+        words[0]
+    }
+
+    /// Whether `v` is a constant zero (any scale, either sign).
+    fn is_known_zero(&self, v: NVal) -> bool {
+        self.known(v.a) == Some(0) && self.known(v.b).is_some_and(|b| b & HIGH_MANTISSA == 0)
+    }
+
+    /// The sign of a decimal as -1, 0 or 1: a zero mantissa is 0 whatever
+    /// its sign flag (rust_decimal compares `-0` equal to `0`).
+    fn sign(&mut self, v: NVal) -> Value {
+        let low = self.fold_icmp_imm(IntCC::NotEqual, v.a, 0);
+        let high = self.fold_band_imm(v.b, HIGH_MANTISSA);
+        let nonzero = self.fold_bor(low, high);
+        let negative = self.fold_icmp_imm(IntCC::SignedLessThan, v.b, 0);
+        let (minus_one, one, zero) = (self.iconst(-1), self.iconst(1), self.iconst(0));
+        let signed = self.fold_select(negative, minus_one, one);
+        let nonzero = self.fold_icmp_imm(IntCC::NotEqual, nonzero, 0);
+        self.fold_select(nonzero, signed, zero)
+    }
+
+    /// The fast path's words when `slow` is clear, else the slow path's;
+    /// a known flag emits only the path taken.
+    fn fast_or_slow(
+        &mut self,
+        slow: Value,
+        width: usize,
+        fast: impl FnOnce(&mut Self) -> Vec<Value>,
+        slow_path: impl FnOnce(&mut Self) -> Vec<Value>,
+    ) -> Vec<Value> {
+        match self.known(slow) {
+            Some(0) => return fast(self),
+            Some(_) => return slow_path(self),
+            None => {}
+        }
+        let (fast_block, slow_block, done) =
+            (self.b.create_block(), self.b.create_block(), self.b.create_block());
+        for _ in 0..width {
+            self.b.append_block_param(done, W);
+        }
+        self.b.ins().brif(slow, slow_block, &[], fast_block, &[]);
+        self.b.switch_to_block(fast_block);
+        let words = fast(self);
+        self.b.ins().jump(done, &args(&words));
         self.b.switch_to_block(slow_block);
-        let ordering = self.helper("dec_cmp", &[l.a, l.b, r.a, r.b], W);
-        self.b.ins().jump(done, &args(&[ordering]));
+        let words = slow_path(self);
+        self.b.ins().jump(done, &args(&words));
         self.b.switch_to_block(done);
-        self.b.block_params(done)[0]
+        self.b.block_params(done).to_vec()
     }
 
     /// `round(v, places)` (half away from zero, or half to even) for a
@@ -105,7 +162,7 @@ impl Translator<'_, '_> {
         self.b.append_block_param(done, W);
         let places_word = self.iconst(places);
         let is_finer = self.b.ins().icmp_imm_s(IntCC::SignedGreaterThan, difference, 0);
-        self.b.ins().brif(x.slow, slow_block, &[], fits, &[]);
+        self.branch(x.slow, slow_block, fits);
         self.b.switch_to_block(fits);
         let divide = self.b.create_block();
         self.b.ins().brif(is_finer, divide, &[], coarser, &[]);
@@ -180,26 +237,31 @@ impl Translator<'_, '_> {
     /// `x + y` or `x - y`: the result's mantissa and scale, and the slow flag.
     fn small_add(&mut self, op: BinaryOp, x: Small, y: Small) -> ((Value, Value), Value) {
         let aligned = self.align(x, y);
-        let (m, overflow) = if op == BinaryOp::AddDecimal {
-            self.b.ins().sadd_overflow(aligned.l, aligned.r)
-        } else {
-            self.b.ins().ssub_overflow(aligned.l, aligned.r)
+        let (m, overflow) = match (self.known(aligned.l), self.known(aligned.r)) {
+            (Some(l), Some(r)) => {
+                let result = if op == BinaryOp::AddDecimal { l.checked_add(r) } else { l.checked_sub(r) };
+                (self.iconst(result.unwrap_or(0)), self.iconst(i64::from(result.is_none())))
+            }
+            _ => {
+                let (m, overflow) = if op == BinaryOp::AddDecimal {
+                    self.b.ins().sadd_overflow(aligned.l, aligned.r)
+                } else {
+                    self.b.ins().ssub_overflow(aligned.l, aligned.r)
+                };
+                (m, self.bool_word(overflow))
+            }
         };
-        let overflow = self.bool_word(overflow);
         let zeros = self.zero_operand(x, y);
-        let zero_result = self.b.ins().icmp_imm_s(IntCC::Equal, m, 0);
-        let zero_result = self.bool_word(zero_result);
+        let zero_result = self.fold_icmp_imm(IntCC::Equal, m, 0);
         let slow = self.any(&[x.slow, y.slow, aligned.slow, overflow, zeros, zero_result]);
         ((m, aligned.scale), slow)
     }
 
     /// `x * y`: the scales add up (at most 28), the mantissas multiply.
     fn small_mul(&mut self, x: Small, y: Small) -> ((Value, Value), Value) {
-        let scale = self.b.ins().iadd(x.scale, y.scale);
-        let too_fine = self.b.ins().icmp_imm_s(IntCC::SignedGreaterThan, scale, MAX_SCALE);
-        let too_fine = self.bool_word(too_fine);
-        let (m, overflow) = self.b.ins().smul_overflow(x.m, y.m);
-        let overflow = self.bool_word(overflow);
+        let scale = self.fold_iadd(x.scale, y.scale);
+        let too_fine = self.fold_icmp_imm(IntCC::SignedGreaterThan, scale, MAX_SCALE);
+        let (m, overflow) = self.fold_smul_overflow(x.m, y.m);
         let zeros = self.zero_operand(x, y);
         let slow = self.any(&[x.slow, y.slow, too_fine, overflow, zeros]);
         ((m, scale), slow)
@@ -208,14 +270,14 @@ impl Translator<'_, '_> {
     /// Takes a decimal apart: signed mantissa, scale, and whether it is too
     /// large for the fast path (mantissa beyond 63 bits).
     fn small(&mut self, v: NVal) -> Small {
-        let high = self.b.ins().band_imm_s(v.b, HIGH_MANTISSA);
-        let top = self.b.ins().ushr_imm_s(v.a, 63);
-        let slow = self.b.ins().bor(high, top);
-        let sign = self.b.ins().sshr_imm_s(v.b, 63);
-        let flipped = self.b.ins().bxor(v.a, sign);
-        let m = self.b.ins().isub(flipped, sign);
-        let shifted = self.b.ins().ushr_imm_s(v.b, 48);
-        let scale = self.b.ins().band_imm_s(shifted, 0xFF);
+        let high = self.fold_band_imm(v.b, HIGH_MANTISSA);
+        let top = self.fold_ushr_imm(v.a, 63);
+        let slow = self.fold_bor(high, top);
+        let sign = self.fold_sshr_imm(v.b, 63);
+        let flipped = self.fold_bxor(v.a, sign);
+        let m = self.fold_isub(flipped, sign);
+        let shifted = self.fold_ushr_imm(v.b, 48);
+        let scale = self.fold_band_imm(shifted, 0xFF);
         Small { m, scale, slow }
     }
 
@@ -223,7 +285,21 @@ impl Translator<'_, '_> {
     /// `aligned`): the one with the smaller scale is multiplied by
     /// `10^difference`, which must be in the table and must not overflow.
     fn align(&mut self, x: Small, y: Small) -> Aligned {
-        let difference = self.b.ins().isub(x.scale, y.scale);
+        let difference = self.fold_isub(x.scale, y.scale);
+        if let Some(d) = self.known(difference) {
+            // Both scales known: the factor is too.
+            let Some(&factor) = runtime::native::POW10.get(d.unsigned_abs() as usize) else {
+                let slow = self.iconst(1);
+                return Aligned { l: x.m, r: y.m, scale: x.scale, slow };
+            };
+            let (x_factor, y_factor) =
+                (self.iconst(if d < 0 { factor } else { 1 }), self.iconst(if d > 0 { factor } else { 1 }));
+            let (l, l_overflow) = self.fold_smul_overflow(x.m, x_factor);
+            let (r, r_overflow) = self.fold_smul_overflow(y.m, y_factor);
+            let scale = if d < 0 { y.scale } else { x.scale };
+            let slow = self.any(&[l_overflow, r_overflow]);
+            return Aligned { l, r, scale, slow };
+        }
         let distance = self.b.ins().iabs(difference);
         let too_far = self.b.ins().icmp_imm_s(IntCC::SignedGreaterThan, distance, MAX_POW10);
         let zero = self.iconst(0);
@@ -234,29 +310,26 @@ impl Translator<'_, '_> {
         let y_finer = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, difference, 0);
         let x_factor = self.b.ins().select(y_finer, factor, one);
         let y_factor = self.b.ins().select(x_finer, factor, one);
-        let (l, l_overflow) = self.b.ins().smul_overflow(x.m, x_factor);
-        let (r, r_overflow) = self.b.ins().smul_overflow(y.m, y_factor);
+        let (l, l_overflow) = self.fold_smul_overflow(x.m, x_factor);
+        let (r, r_overflow) = self.fold_smul_overflow(y.m, y_factor);
         let scale = self.b.ins().select(y_finer, y.scale, x.scale);
         let too_far = self.bool_word(too_far);
-        let l_overflow = self.bool_word(l_overflow);
-        let r_overflow = self.bool_word(r_overflow);
         let slow = self.any(&[too_far, l_overflow, r_overflow]);
         Aligned { l, r, scale, slow }
     }
 
     /// Non-zero when either operand is zero.
     fn zero_operand(&mut self, x: Small, y: Small) -> Value {
-        let x_zero = self.b.ins().icmp_imm_s(IntCC::Equal, x.m, 0);
-        let y_zero = self.b.ins().icmp_imm_s(IntCC::Equal, y.m, 0);
-        let either = self.b.ins().bor(x_zero, y_zero);
-        self.bool_word(either)
+        let x_zero = self.fold_icmp_imm(IntCC::Equal, x.m, 0);
+        let y_zero = self.fold_icmp_imm(IntCC::Equal, y.m, 0);
+        self.fold_bor(x_zero, y_zero)
     }
 
     /// The bitwise or of flag words.
     fn any(&mut self, flags: &[Value]) -> Value {
         let mut all = flags[0];
         for flag in &flags[1..] {
-            all = self.b.ins().bor(all, *flag);
+            all = self.fold_bor(all, *flag);
         }
         all
     }
@@ -265,10 +338,10 @@ impl Translator<'_, '_> {
     /// the magnitude (an `i64::MIN` mantissa's magnitude, `2^63`, is still
     /// right as an unsigned word), the scale and the sign.
     fn make(&mut self, m: Value, scale: Value) -> (Value, Value) {
-        let magnitude = self.b.ins().iabs(m);
-        let sign = self.b.ins().band_imm_s(m, i64::MIN);
-        let flags = self.b.ins().ishl_imm_s(scale, 48);
-        let b = self.b.ins().bor(flags, sign);
+        let magnitude = self.fold_iabs(m);
+        let sign = self.fold_band_imm(m, i64::MIN);
+        let flags = self.fold_ishl_imm(scale, 48);
+        let b = self.fold_bor(flags, sign);
         (magnitude, b)
     }
 }

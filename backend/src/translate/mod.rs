@@ -21,6 +21,7 @@ mod arith;
 mod calls;
 mod decimal;
 mod expr;
+mod fold;
 mod lists;
 mod tables;
 mod units;
@@ -190,6 +191,9 @@ impl Translator<'_, '_> {
 
     /// Continues when `ok` is non-zero; otherwise falls back.
     fn check(&mut self, ok: Value) {
+        if self.known(ok).is_some_and(|ok| ok != 0) {
+            return;
+        }
         let next = self.b.create_block();
         let fallback = self.fallback;
         self.b.ins().brif(ok, next, &[], fallback, &[]);

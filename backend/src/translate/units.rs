@@ -141,7 +141,7 @@ impl Translator<'_, '_> {
         };
         let component_ok = self.b.ins().bor(none, same);
         let component_ok = self.bool_word(component_ok);
-        self.b.ins().band(channel_ok, component_ok)
+        self.fold_band(channel_ok, component_ok)
     }
 
     /// Sets rule `i`'s fired bit and folds its effects in.

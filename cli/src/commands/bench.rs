@@ -17,8 +17,8 @@ pub enum ReportFormat {
     Json,
 }
 
-/// Every target, in report order.
-const ALL_TARGETS: [&str; 4] = ["interp", "jit", "e2e-interp", "e2e-jit"];
+/// Every target, in report order; `compile` is the compile-time bench.
+const ALL_TARGETS: [&str; 5] = ["interp", "jit", "e2e-interp", "e2e-jit", "compile"];
 
 /// Measure evaluation speed: every target on the same requests, round-robin on one thread.
 #[derive(clap::Args, Debug)]
@@ -86,7 +86,15 @@ pub fn run(args: Args) -> Outcome {
         requests: workload.lines.len(),
     };
     let mut reports: Vec<TargetReport> = Vec::new();
+    let mut compile = Vec::new();
     for name in wanted {
+        if name == "compile" {
+            anstream::eprintln!("measuring compile time ...");
+            let jit = backend::Jit::new();
+            compile = benches::compile::measure_all(&source, Duration::from_millis(200), &jit)
+                .map_err(Failure::Usage)?;
+            continue;
+        }
         if name.ends_with("jit")
             && let Some(why) = &native_failure
         {
@@ -102,8 +110,12 @@ pub fn run(args: Args) -> Outcome {
         anstream::eprintln!("measuring {name} ...");
         reports.push(harness::run(target.as_mut(), &settings));
     }
-    let report =
-        Report { machine: Machine::detect(), timer_floor_ns: harness::timer_floor(), targets: reports };
+    let report = Report {
+        machine: Machine::detect(),
+        timer_floor_ns: harness::timer_floor(),
+        targets: reports,
+        compile,
+    };
     let text = match args.format {
         ReportFormat::Markdown => report.markdown(),
         ReportFormat::Json => serde_json::to_string_pretty(&report).unwrap_or_default() + "\n",
