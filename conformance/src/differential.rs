@@ -322,7 +322,7 @@ impl Gen {
     }
 
     fn dec_node(&mut self) -> String {
-        match self.rng.below(15) {
+        match self.rng.below(16) {
             0..=2 => format!(
                 "({} {} {})",
                 self.expr(Ty::Dec),
@@ -340,6 +340,7 @@ impl Gen {
             11 => format!("decimal({})", self.expr(Ty::Float)),
             12 => format!("(bonus[{}].d ?? {})", self.expr(Ty::Int), self.expr(Ty::Dec)),
             13 => format!("min({}, {})", self.expr(Ty::Dec), self.expr(Ty::Dec)),
+            14 => format!("rate[{}]", self.expr(Ty::Str)),
             _ => format!("-{}", self.expr(Ty::Dec)),
         }
     }
