@@ -16,7 +16,7 @@ pub mod inspect;
 pub mod plan;
 pub mod translate;
 
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 
 use cranelift_codegen::Context;
 use cranelift_codegen::ir::UserFuncName;
@@ -68,10 +68,15 @@ pub fn flags(verify: bool) -> settings::Flags {
     settings::Flags::new(builder)
 }
 
-/// The host's ISA.
+/// The host's ISA (CPU features detected once per process and setting).
 fn host_isa(verify: bool) -> Result<OwnedTargetIsa, String> {
-    let builder = cranelift_native::builder().map_err(|e| format!("no native target: {e}"))?;
-    builder.finish(flags(verify)).map_err(|e| format!("cannot build the target: {e}"))
+    static HOST: [OnceLock<Result<OwnedTargetIsa, String>>; 2] = [OnceLock::new(), OnceLock::new()];
+    HOST[usize::from(verify)]
+        .get_or_init(|| {
+            let builder = cranelift_native::builder().map_err(|e| format!("no native target: {e}"))?;
+            builder.finish(flags(verify)).map_err(|e| format!("cannot build the target: {e}"))
+        })
+        .clone()
 }
 
 /// The JIT module of one contract; dropping it frees its code pages.
