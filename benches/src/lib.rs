@@ -4,6 +4,7 @@
 //!
 //! - [`harness`]: timing, statistics and the report (markdown or JSON);
 //! - [`targets`]: what is measured (the interpreter, JSON end to end, ...);
+//! - [`native`]: the reference contract written by hand, the limit;
 //! - [`compile`]: the compile-time bench, stage by stage;
 //! - [`generate`]: deterministic generated contracts of any size.
 //!
@@ -13,6 +14,7 @@ pub mod compile;
 pub mod generate;
 pub mod harness;
 pub mod machine;
+pub mod native;
 pub mod targets;
 
 pub use harness::{Report, Settings, TargetReport, run};

@@ -1,7 +1,8 @@
 //! The targets `rulec bench` measures, all on the same requests.
 //!
-//! - `interp`: pre-validated input to result structure, interpreted;
-//! - `e2e-interp`: JSON request bytes to JSON result bytes, interpreted.
+//! - `interp`, `jit`: pre-validated input to result structure;
+//! - `native`: the same contract written by hand ([`crate::native`]);
+//! - `e2e-interp`, `e2e-jit`: JSON request bytes to JSON result bytes.
 
 use std::sync::Arc;
 
@@ -58,6 +59,32 @@ impl Target for Evaluate<'_> {
             Ok(result) => result.findings.len() + result.reasons.len() + result.effects.len(),
             Err(_) => 0,
         }
+    }
+}
+
+/// The hand-written transfer contract on pre-validated input.
+#[derive(Debug)]
+pub struct Native {
+    native: crate::native::Native,
+    requests: Vec<crate::native::Transfer>,
+}
+
+impl Native {
+    pub fn new(workload: &Workload) -> Result<Native, String> {
+        let requests =
+            workload.lines.iter().map(|l| crate::native::Transfer::from_json(l)).collect::<Result<_, _>>()?;
+        Ok(Native { native: crate::native::Native::new(), requests })
+    }
+}
+
+impl Target for Native {
+    fn name(&self) -> &str {
+        "native"
+    }
+
+    fn run(&mut self, i: usize) -> usize {
+        let result = self.native.evaluate(&self.requests[i]);
+        result.findings.len() + result.reasons.len() + result.effects.len()
     }
 }
 

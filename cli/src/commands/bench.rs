@@ -18,7 +18,7 @@ pub enum ReportFormat {
 }
 
 /// Every target, in report order; `compile` is the compile-time bench.
-const ALL_TARGETS: [&str; 5] = ["interp", "jit", "e2e-interp", "e2e-jit", "compile"];
+const ALL_TARGETS: [&str; 6] = ["interp", "jit", "native", "e2e-interp", "e2e-jit", "compile"];
 
 /// Measure evaluation speed: every target on the same requests, round-robin on one thread.
 #[derive(clap::Args, Debug)]
@@ -60,6 +60,7 @@ pub fn run(args: Args) -> Outcome {
         (Some(c), Some(r)) => (read(c)?, read(r)?),
         _ => (targets::TRANSFER_CONTRACT.to_string(), targets::TRANSFER_REQUESTS.to_string()),
     };
+    let reference_workload = args.contract.is_none();
     let engine = runtime::Engine::builder().jit(runtime::Jit::Off).build();
     let workload = Workload::new(&source, &requests, &engine).map_err(Failure::Usage)?;
     let jit_engine = crate::commands::eval::engine(crate::commands::eval::EngineChoice::Jit);
@@ -101,8 +102,14 @@ pub fn run(args: Args) -> Outcome {
             reports.push(TargetReport::skipped(name, why.clone()));
             continue;
         }
+        if name == "native" && !reference_workload {
+            let why = "the hand-written target implements the reference workload only";
+            reports.push(TargetReport::skipped(name, why.to_string()));
+            continue;
+        }
         let mut target: Box<dyn Target + '_> = match name {
             "interp" => Box::new(Evaluate::new(name, &workload)),
+            "native" => Box::new(targets::Native::new(&workload).map_err(Failure::Usage)?),
             "jit" => Box::new(Evaluate::new(name, &jit_workload)),
             "e2e-interp" => Box::new(EndToEnd::new(name, &workload)),
             _ => Box::new(EndToEnd::new(name, &jit_workload)),
