@@ -88,6 +88,15 @@ pub fn measure(
     })
 }
 
+/// The contracts the micro-benches use: the reference contract and a
+/// generated one of 96 rules, as `(name, YAML text)`.
+pub fn bench_contracts() -> Vec<(String, String)> {
+    vec![
+        ("transfer".to_string(), crate::targets::TRANSFER_CONTRACT.to_string()),
+        ("generated_96".to_string(), crate::generate::contract(96)),
+    ]
+}
+
 /// The reference contract and the generated ones, measured.
 pub fn measure_all(
     reference: &str,

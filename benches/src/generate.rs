@@ -1,5 +1,7 @@
-//! `cargo xtask gen-contract`: deterministic e-commerce-like contracts of
-//! any size, for compile-time benchmarks and stress tests.
+//! Deterministic e-commerce-like contracts of any size
+//! (`cargo xtask gen-contract`) and their requests (`cargo xtask
+//! gen-requests`), for the compile-time bench, payload-size measurements
+//! and stress tests.
 //!
 //! The contract checks an order: nested records, a list of line items,
 //! enums, an optional coupon, keyed tables and sets, lets with list
@@ -158,4 +160,52 @@ fn rule(out: &mut String, i: usize) {
         ),
     };
     out.push_str(&body);
+}
+
+/// A deterministic request for the generated contract with `items` line
+/// items: about 300 bytes with none, 10 KB with 160.
+/// `seed` varies the values (countries, tiers, amounts, e-mails), so a set
+/// of requests reaches different rules.
+pub fn request(seed: u64, items: usize) -> String {
+    let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut next = move |n: usize| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % n as u64) as usize
+    };
+    let countries = ["DE", "FR", "US", "IR", "NL", "GB"];
+    let channel = ["web", "app", "partner"][next(3)];
+    let line_items: Vec<String> = (0..items)
+        .map(|k| {
+            format!(
+                r#"{{"sku":"S-{seed}-{k}","category":"{}","qty":{},"price":"{}.{:02}"}}"#,
+                CATEGORIES[next(CATEGORIES.len())],
+                1 + next(12),
+                5 + next(300),
+                next(100)
+            )
+        })
+        .collect();
+    let tags: Vec<String> = (0..next(4)).map(|k| format!(r#""tag-{k}""#)).collect();
+    let scores: Vec<String> = (0..next(5)).map(|_| format!("0.{}", next(100))).collect();
+    let coupon = if next(2) == 0 { String::new() } else { format!(r#","coupon":" save{} ""#, next(12)) };
+    format!(
+        r#"{{"channel":"{channel}","input":{{"id":"O-{seed}","total":"{}.{:02}","currency":"{}","customer":{{"id":"C-{seed}","country":"{}","email":"{}@example.{}","tier":"{}","age_days":{}}},"shipping":{{"country":"{}","method":"{}","weight_kg":"{}.{}"}},"items":[{}]{coupon},"tags":[{}],"scores":[{}]}}}}"#,
+        10 + next(5000),
+        next(100),
+        ["EUR", "USD", "GBP"][next(3)],
+        countries[next(countries.len())],
+        ["ann", "bo.k", "Zoe", "x_y"][next(4)],
+        ["com", "de", "museum", "c"][next(4)],
+        ["basic", "silver", "gold"][next(3)],
+        next(800),
+        countries[next(countries.len())],
+        ["standard", "express", "pickup"][next(3)],
+        next(30),
+        next(10),
+        line_items.join(","),
+        tags.join(","),
+        scores.join(","),
+    )
 }

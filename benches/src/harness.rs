@@ -169,7 +169,8 @@ pub fn timer_floor() -> u64 {
 }
 
 impl Report {
-    /// The report as a markdown table with ratios to the fastest target.
+    /// The report as a markdown table with ratios to the fastest target,
+    /// to `native` and to the fastest peer ([`crate::PEERS`]).
     pub fn markdown(&self) -> String {
         let m = &self.machine;
         let mut out = format!(
@@ -179,18 +180,25 @@ impl Report {
         let measured: Vec<&TargetReport> = self.targets.iter().filter(|t| t.skipped.is_none()).collect();
         let best = measured.iter().map(|t| t.evals_per_s).fold(0.0, f64::max);
         let native = measured.iter().find(|t| t.name == "native").map(|t| t.evals_per_s);
-        out.push_str("| target | evals/s | range over runs | p50 | p99 | drift | vs fastest | vs native |\n");
-        out.push_str("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+        let best_peer = measured
+            .iter()
+            .filter(|t| crate::PEERS.contains(&t.name.as_str()))
+            .map(|t| t.evals_per_s)
+            .reduce(f64::max);
+        out.push_str(
+            "| target | evals/s | range over runs | p50 | p99 | drift | vs fastest | vs native | vs best peer |\n",
+        );
+        out.push_str("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
         for t in &self.targets {
             if let Some(why) = &t.skipped {
-                out.push_str(&format!("| {} | skipped: {why} | | | | | | |\n", t.name));
+                out.push_str(&format!("| {} | skipped: {why} | | | | | | | |\n", t.name));
                 continue;
             }
             let drift = t.runs.iter().map(|r| r.drift).sum::<f64>() / t.runs.len().max(1) as f64;
             let vs =
                 |other: f64| if other > 0.0 { format!("{:.2}x", t.evals_per_s / other) } else { "-".into() };
             out.push_str(&format!(
-                "| {} | {} | {}-{} | {} ns | {} ns | {:.2} | {} | {} |\n",
+                "| {} | {} | {}-{} | {} ns | {} ns | {:.2} | {} | {} | {} |\n",
                 t.name,
                 human(t.evals_per_s),
                 human(t.range.0),
@@ -200,6 +208,7 @@ impl Report {
                 drift,
                 vs(best),
                 native.map_or("-".into(), vs),
+                best_peer.map_or("-".into(), vs),
             ));
         }
         let notes: Vec<String> = self

@@ -46,6 +46,7 @@ enum Command {
     Eval(commands::eval::Args),
     Test(commands::test::Args),
     Bench(commands::bench::Args),
+    Serve(commands::serve::Args),
 }
 
 fn main() -> ExitCode {
@@ -57,6 +58,7 @@ fn main() -> ExitCode {
         Command::Eval(args) => commands::eval::run(args),
         Command::Test(args) => commands::test::run(args),
         Command::Bench(args) => commands::bench::run(args),
+        Command::Serve(args) => commands::serve::run(args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

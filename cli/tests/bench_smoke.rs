@@ -18,6 +18,7 @@ fn bench_reports_every_target_as_json() {
     for target in targets {
         let measured = target["evals_per_s"].as_f64().unwrap_or(0.0) > 0.0;
         assert!(measured || target["skipped"].is_string(), "{target}");
-        assert_eq!(target["runs"].as_array().map(Vec::len), Some(2));
+        // A skipped target (a peer in a build without `--features peers`) has no runs.
+        assert_eq!(target["runs"].as_array().map(Vec::len), Some(if measured { 2 } else { 0 }), "{target}");
     }
 }

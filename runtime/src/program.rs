@@ -172,7 +172,7 @@ pub struct Table {
 #[derive(Debug)]
 enum KeyIndex {
     /// At most a few string keys: a linear scan beats hashing.
-    FewStrings(Vec<(Box<str>, u32)>),
+    FewStrings(Vec<FewKey>),
     Strings(FxHashMap<Box<str>, u32>),
     /// Int keys in a small range: a direct array (`u32::MAX` = no row).
     DenseInts {
@@ -184,14 +184,38 @@ enum KeyIndex {
 
 const FEW: usize = 8;
 
+/// A key of a small table, with its length and first eight bytes as a
+/// word: most keys (codes, countries, currencies) are decided by one
+/// comparison, without a call to `memcmp`.
+#[derive(Debug)]
+struct FewKey {
+    text: Box<str>,
+    head: (usize, u64),
+    row: u32,
+}
+
+/// A string's length and first eight bytes (zero-padded).
+#[inline]
+fn head(text: &str) -> (usize, u64) {
+    let bytes = text.as_bytes();
+    let mut word = [0u8; 8];
+    let n = bytes.len().min(8);
+    word[..n].copy_from_slice(&bytes[..n]);
+    (bytes.len(), u64::from_le_bytes(word))
+}
+
+/// The row of `key` among `keys`.
+#[inline]
+fn find_few(keys: &[FewKey], key: &str) -> Option<u32> {
+    let wanted = head(key);
+    keys.iter().find(|k| k.head == wanted && (wanted.0 <= 8 || *k.text == *key)).map(|k| k.row)
+}
+
 impl Table {
     /// The row of a key, if there is one.
     pub fn row(&self, key: &Value<'_>) -> Option<u32> {
         match (&self.index, key) {
-            (KeyIndex::FewStrings(rows), Value::Str(_) | Value::Text(_)) => {
-                let key = key.as_str();
-                rows.iter().find(|(k, _)| &**k == key).map(|(_, r)| *r)
-            }
+            (KeyIndex::FewStrings(keys), Value::Str(_) | Value::Text(_)) => find_few(keys, key.as_str()),
             (KeyIndex::Strings(rows), Value::Str(_) | Value::Text(_)) => rows.get(key.as_str()).copied(),
             (KeyIndex::DenseInts { min, rows }, Value::Int(i)) => {
                 let at = i.checked_sub(*min).and_then(|d| usize::try_from(d).ok())?;
@@ -205,7 +229,7 @@ impl Table {
     /// The row of a string key.
     pub fn row_str(&self, key: &str) -> Option<u32> {
         match &self.index {
-            KeyIndex::FewStrings(rows) => rows.iter().find(|(k, _)| &**k == key).map(|(_, r)| *r),
+            KeyIndex::FewStrings(keys) => find_few(keys, key),
             KeyIndex::Strings(rows) => rows.get(key).copied(),
             _ => None,
         }
@@ -227,7 +251,7 @@ impl Table {
     /// code generators that match keys inline.
     pub fn string_keys(&self) -> Option<Vec<(&str, u32)>> {
         match &self.index {
-            KeyIndex::FewStrings(rows) => Some(rows.iter().map(|(k, r)| (&**k, *r)).collect()),
+            KeyIndex::FewStrings(keys) => Some(keys.iter().map(|k| (&*k.text, k.row)).collect()),
             KeyIndex::Strings(rows) => Some(rows.iter().map(|(k, r)| (&**k, *r)).collect()),
             _ => None,
         }
@@ -372,7 +396,9 @@ fn key_index(keys: &[&Const]) -> KeyIndex {
         })
         .collect();
     if strings.len() <= FEW {
-        KeyIndex::FewStrings(strings)
+        KeyIndex::FewStrings(
+            strings.into_iter().map(|(text, row)| FewKey { head: head(&text), text, row }).collect(),
+        )
     } else {
         KeyIndex::Strings(strings.into_iter().collect())
     }

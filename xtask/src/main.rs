@@ -3,8 +3,9 @@
 //!
 //! - `cargo xtask ci`: exactly what CI runs (format check, clippy with
 //!   warnings denied, the test suite).
-//! - `cargo xtask gen-contract --rules N`: a deterministic generated
-//!   contract on stdout ([`benches::generate`]).
+//! - `cargo xtask gen-contract --rules N`, `cargo xtask gen-requests
+//!   --count N --items K`: a deterministic generated contract, and requests
+//!   for it, on stdout ([`benches::generate`]).
 //! - `cargo xtask differential --executions N [--seed S]`: a long
 //!   interpreter-vs-native run ([`differential`]);
 //!   `cargo xtask differential-contract SEED` prints one generated contract.
@@ -33,6 +34,18 @@ fn main() -> ExitCode {
                 }
             }
         }
+        Some("gen-requests") => match gen_requests_args(&args[1..]) {
+            Some((count, items)) => {
+                for seed in 0..count {
+                    println!("{}", benches::generate::request(seed, items));
+                }
+                ExitCode::SUCCESS
+            }
+            None => {
+                eprintln!("usage: cargo xtask gen-requests --count N --items K");
+                ExitCode::from(2)
+            }
+        },
         Some("differential-contract") => match args.get(1).and_then(|seed| seed.parse().ok()) {
             Some(seed) => {
                 print!("{}", conformance::differential::contract(seed));
@@ -56,6 +69,16 @@ fn main() -> ExitCode {
             );
             ExitCode::from(2)
         }
+    }
+}
+
+/// `--count N --items K`.
+fn gen_requests_args(args: &[String]) -> Option<(u64, usize)> {
+    match args {
+        [c, count, i, items] if c == "--count" && i == "--items" => {
+            Some((count.parse().ok()?, items.parse().ok()?))
+        }
+        _ => None,
     }
 }
 

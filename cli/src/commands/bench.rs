@@ -17,8 +17,11 @@ pub enum ReportFormat {
     Json,
 }
 
-/// Every target, in report order; `compile` is the compile-time bench.
-const ALL_TARGETS: [&str; 6] = ["interp", "jit", "native", "e2e-interp", "e2e-jit", "compile"];
+/// Every target, in report order; `zen` to `rhai` are the peer engines
+/// ([`benches::PEERS`], feature `peers`); `compile` is the compile-time
+/// bench.
+const ALL_TARGETS: [&str; 10] =
+    ["interp", "jit", "native", "zen", "cel", "datalogic", "rhai", "e2e-interp", "e2e-jit", "compile"];
 
 /// Measure evaluation speed: every target on the same requests, round-robin on one thread.
 #[derive(clap::Args, Debug)]
@@ -49,9 +52,50 @@ pub struct Args {
     /// The requests, NDJSON (default: the reference workload's).
     #[arg(long, requires = "contract")]
     requests: Option<PathBuf>,
+    /// Load-test `rulec serve` instead: this binary serves the reference
+    /// contract on loopback, once interpreted and once with the JIT, and a
+    /// load generator measures req/s and latency below and far above
+    /// saturation (`--warmup` and `--seconds` per run).
+    #[arg(long, conflicts_with_all = ["targets", "contract", "requests"])]
+    server: bool,
+}
+
+/// Sets up and measures peer `name`, or reports why it cannot run; a
+/// peer that panics while measured is reported skipped, and the rest
+/// still runs.
+fn measure_peer(
+    name: &str,
+    workload: &Workload,
+    reference_workload: bool,
+    settings: &Settings,
+) -> TargetReport {
+    if !reference_workload {
+        return TargetReport::skipped(name, "the peers implement the reference workload only");
+    }
+    let (mut target, notes) = match benches::peer(name, workload) {
+        Ok(peer) => peer,
+        Err(why) => return TargetReport::skipped(name, why),
+    };
+    anstream::eprintln!("measuring {name} ...");
+    let measured =
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| harness::run(target.as_mut(), settings)));
+    match measured {
+        Ok(report) => TargetReport { notes: Some(notes.to_string()), ..report },
+        Err(panic) => {
+            let message = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            TargetReport::skipped(name, format!("it panicked while measured: {message}"))
+        }
+    }
 }
 
 pub fn run(args: Args) -> Outcome {
+    if args.server {
+        return server_load(&args);
+    }
     let read = |path: &PathBuf| {
         std::fs::read_to_string(path)
             .map_err(|e| Failure::Usage(format!("cannot read {}: {e}", path.display())))
@@ -107,6 +151,10 @@ pub fn run(args: Args) -> Outcome {
             reports.push(TargetReport::skipped(name, why.to_string()));
             continue;
         }
+        if benches::PEERS.contains(&name) {
+            reports.push(measure_peer(name, &workload, reference_workload, &settings));
+            continue;
+        }
         let mut target: Box<dyn Target + '_> = match name {
             "interp" => Box::new(Evaluate::new(name, &workload)),
             "native" => Box::new(targets::Native::new(&workload).map_err(Failure::Usage)?),
@@ -126,6 +174,38 @@ pub fn run(args: Args) -> Outcome {
     let text = match args.format {
         ReportFormat::Markdown => report.markdown(),
         ReportFormat::Json => serde_json::to_string_pretty(&report).unwrap_or_default() + "\n",
+    };
+    match &args.output {
+        Some(path) => std::fs::write(path, text)
+            .map_err(|e| Failure::Usage(format!("cannot write {}: {e}", path.display()))),
+        None => {
+            print!("{text}");
+            Ok(())
+        }
+    }
+}
+
+/// `rulec bench --server`: the load test of the rule server.
+fn server_load(args: &Args) -> Outcome {
+    let warmup = Duration::from_secs_f64(args.warmup.max(0.0));
+    let seconds = Duration::from_secs_f64(args.seconds.max(0.1));
+    let (table, reports) = super::bench_server::run(warmup, seconds)?;
+    let machine = Machine::detect();
+    let text = match args.format {
+        ReportFormat::Markdown => format!(
+            "machine: {} ({} cores), {}, commit {}\nserver and load generator share the machine; {} s measured per run after {} s of warm-up\n\n{table}",
+            machine.cpu,
+            machine.cores,
+            machine.rustc,
+            machine.commit,
+            seconds.as_secs_f64(),
+            warmup.as_secs_f64()
+        ),
+        ReportFormat::Json => {
+            serde_json::to_string_pretty(&serde_json::json!({ "machine": machine, "server": reports }))
+                .unwrap_or_default()
+                + "\n"
+        }
     };
     match &args.output {
         Some(path) => std::fs::write(path, text)

@@ -1,10 +1,12 @@
 //! One module per subcommand, each with its clap `Args` and a `run`.
 
 pub mod bench;
+pub mod bench_server;
 pub mod check;
 pub mod compile;
 pub mod eval;
 pub mod inspect;
+pub mod serve;
 pub mod test;
 
 use std::path::Path;

@@ -1,3 +1,4 @@
 check --help
 compile --help
 inspect --help
+serve --help

@@ -6,7 +6,8 @@
 use ir::{BinaryOp, Builtin, UnaryOp};
 use rust_decimal::Decimal;
 
-use super::{Frame, truthy};
+use super::{Frame, Memo, truthy};
+use crate::data::RecordRef;
 use crate::error::Fault;
 use crate::ops;
 use crate::program::{CmpKind, Node, NodeId, ReadKind};
@@ -42,12 +43,13 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
             Node::Or(lhs, rhs) => Ok(self.eval_bool(*lhs)? || self.eval_bool(*rhs)?),
             Node::Unary(UnaryOp::Not, arg) => Ok(!self.eval_bool(*arg)?),
             Node::Input { offset, read: ReadKind::Bool } => Ok(self.input.slot(*offset as usize).as_bool()),
+            Node::Let(l) if let Some(Value::Bool(b)) = self.computed_let(*l) => Ok(*b),
+            Node::Rule(r) => Ok(self.rule(ir::RuleId(*r)).unwrap_or(false)),
+            Node::Field { base, offset, read: ReadKind::Bool } => match self.record_node(*base)? {
+                Some(record) => Ok(record.slot(*offset as usize).as_bool()),
+                None => Ok(false),
+            },
             Node::Const { slot, .. } if slot.tag() == crate::data::Tag::Bool => Ok(slot.as_bool()),
-            Node::Rule(_)
-            | Node::Let(_)
-            | Node::TableHas { .. }
-            | Node::Matches { .. }
-            | Node::Lambda { .. } => self.eval_node(id).map(|v| truthy(&v)),
             _ => self.eval_node(id).map(|v| truthy(&v)),
         }
     }
@@ -65,6 +67,13 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
             }
             Node::Const { slot, .. } if slot.tag() == crate::data::Tag::Decimal => {
                 return Ok(slot.as_decimal());
+            }
+            Node::Let(l) if let Some(Value::Decimal(d)) = self.computed_let(*l) => return Ok(*d),
+            Node::Field { base, offset, read: ReadKind::Decimal } => {
+                return Ok(match self.record_node(*base)? {
+                    Some(record) => record.slot(*offset as usize).as_decimal(),
+                    None => Decimal::ZERO,
+                });
             }
             Node::Binary(
                 op @ (BinaryOp::AddDecimal | BinaryOp::SubDecimal | BinaryOp::MulDecimal),
@@ -114,10 +123,50 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
             {
                 Ok(slot.as_int())
             }
+            Node::Let(l)
+                if let Some(Value::Int(i) | Value::Timestamp(i) | Value::Duration(i)) =
+                    self.computed_let(*l) =>
+            {
+                Ok(*i)
+            }
+            Node::Field { base, offset, read: ReadKind::Int | ReadKind::Timestamp | ReadKind::Duration } => {
+                match self.record_node(*base)? {
+                    Some(record) => Ok(record.slot(*offset as usize).as_int()),
+                    None => Ok(0),
+                }
+            }
             _ => match self.eval_node(id)? {
                 Value::Int(i) | Value::Timestamp(i) | Value::Duration(i) => Ok(i),
                 _ => Ok(0),
             },
+        }
+    }
+
+    /// A let's value when it is already computed (every use after the
+    /// first), without a trip through the generic evaluator.
+    fn computed_let(&self, l: u32) -> Option<&Value<'a>> {
+        match &self.scratch.lets[l as usize] {
+            Memo::Done(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// The slots of a record-valued node (a field's base): the input, a
+    /// computed let, or anything else through the evaluator. `None` when
+    /// it is not a record (an absent optional).
+    fn record_node(&mut self, id: NodeId) -> Result<Option<RecordRef<'a>>, Fault> {
+        let p = self.p;
+        if let Node::InputRecord = &p.nodes[id as usize] {
+            return Ok(Some(self.input));
+        }
+        if let Node::Let(l) = &p.nodes[id as usize]
+            && let Some(Value::Record(record)) = self.computed_let(*l)
+        {
+            return Ok(Some(*record));
+        }
+        match self.eval(id)? {
+            Value::Record(record) => Ok(Some(record)),
+            _ => Ok(None),
         }
     }
 }

@@ -1,0 +1,106 @@
+//! `rulec serve`: the rule server (the `server` crate) with its settings
+//! from flags and the environment.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::commands::eval::EngineChoice;
+use crate::{Failure, Outcome};
+
+/// Serve a folder of contracts over HTTP.
+#[derive(clap::Args, Debug)]
+#[command(
+    after_help = "The bearer token comes from RULEC_TOKEN or --token-file; without one the server refuses to start unless --no-auth is given.\nRULEC_EVALUATION_TIMEOUT_MS sets the per-evaluation timeout (default 1000).\n\nExamples:\n  RULEC_TOKEN=s3cret rulec serve --rules examples/contracts/\n  rulec serve --rules rules/ --addr 0.0.0.0:8080 --token-file /run/secrets/rulec --workers 4"
+)]
+pub struct Args {
+    /// The folder of contracts (`.yaml`) and bundles (`.bundle.json`);
+    /// watched, and reloaded when it changes (and on SIGHUP).
+    #[arg(long, value_name = "DIR")]
+    rules: PathBuf,
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    addr: SocketAddr,
+    /// A file holding the bearer token (instead of RULEC_TOKEN).
+    #[arg(long, value_name = "FILE", conflicts_with = "no_auth")]
+    token_file: Option<PathBuf>,
+    /// Serve without a token (anyone who can connect may evaluate).
+    #[arg(long)]
+    no_auth: bool,
+    /// Evaluation threads (default: the number of cores).
+    #[arg(long)]
+    workers: Option<usize>,
+    /// Evaluations that may wait for a worker; more are answered 503
+    /// (default: 256 per worker).
+    #[arg(long)]
+    queue: Option<usize>,
+    /// The largest request body in bytes.
+    #[arg(long, default_value_t = 1 << 20)]
+    max_body: usize,
+    /// Seconds a client may take to send a request's headers.
+    #[arg(long, default_value_t = 10)]
+    header_timeout: u64,
+    #[arg(long, value_enum, default_value_t = EngineChoice::Auto)]
+    engine: EngineChoice,
+    /// Reload on SIGHUP only, not when the folder changes.
+    #[arg(long)]
+    no_watch: bool,
+    /// The log filter (`error`, `warn`, `info`, `debug`, or a tracing
+    /// directive such as `rulec::request=off,info`).
+    #[arg(long, default_value = "info")]
+    log_level: String,
+}
+
+pub fn run(args: Args) -> Outcome {
+    let mut config = server::Config::new(args.rules.clone(), args.addr);
+    config.token = token(&args)?;
+    if let Some(workers) = args.workers {
+        config.workers = workers.max(1);
+        config.queue = config.workers * 256;
+    }
+    if let Some(queue) = args.queue {
+        config.queue = queue.max(1);
+    }
+    config.max_body = args.max_body;
+    config.header_timeout = Duration::from_secs(args.header_timeout.max(1));
+    config.evaluation_timeout = evaluation_timeout()?;
+    config.engine = match args.engine {
+        EngineChoice::Interp => server::EngineChoice::Interp,
+        EngineChoice::Jit => server::EngineChoice::Jit,
+        EngineChoice::Auto => server::EngineChoice::Auto,
+    };
+    config.watch = !args.no_watch;
+    server::run(config, &args.log_level).map_err(Failure::Usage)
+}
+
+/// The token from `--token-file` or `RULEC_TOKEN`; none only with
+/// `--no-auth`.
+fn token(args: &Args) -> Result<Option<String>, Failure> {
+    if args.no_auth {
+        return Ok(None);
+    }
+    let token = match &args.token_file {
+        Some(path) => std::fs::read_to_string(path)
+            .map_err(|e| Failure::Usage(format!("cannot read the token file {}: {e}", path.display())))?
+            .trim()
+            .to_string(),
+        None => std::env::var("RULEC_TOKEN").unwrap_or_default().trim().to_string(),
+    };
+    if token.is_empty() {
+        return Err(Failure::Usage(
+            "no token: set RULEC_TOKEN or --token-file, or pass --no-auth to serve without one".into(),
+        ));
+    }
+    Ok(Some(token))
+}
+
+/// `RULEC_EVALUATION_TIMEOUT_MS`, default one second.
+fn evaluation_timeout() -> Result<Duration, Failure> {
+    match std::env::var("RULEC_EVALUATION_TIMEOUT_MS") {
+        Err(_) => Ok(Duration::from_millis(1000)),
+        Ok(text) => text.trim().parse::<u64>().map(Duration::from_millis).map_err(|_| {
+            Failure::Usage(format!(
+                "RULEC_EVALUATION_TIMEOUT_MS must be a number of milliseconds, not `{text}`"
+            ))
+        }),
+    }
+}

@@ -1,0 +1,120 @@
+//! `rulec serve` as a process: it refuses to start without a token or with
+//! rules that do not compile; it answers what `rulec eval` prints, byte for
+//! byte; it logs one JSON line per request; and SIGTERM drains and exits 0.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("the workspace").to_path_buf()
+}
+
+fn rulec() -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_rulec"));
+    command.current_dir(root()).env_remove("RULEC_TOKEN");
+    command
+}
+
+/// Runs `rulec` to the end: exit code and stderr.
+fn finished(args: &[&str]) -> (i32, String) {
+    let output = rulec().args(args).output().expect("rulec runs");
+    (output.status.code().unwrap_or(-1), String::from_utf8_lossy(&output.stderr).into_owned())
+}
+
+#[test]
+fn without_a_token_the_server_refuses_to_start() {
+    let (code, stderr) = finished(&["serve", "--rules", "examples/contracts/", "--addr", "127.0.0.1:0"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("no token") && stderr.contains("--no-auth"), "{stderr}");
+}
+
+#[test]
+fn rules_that_do_not_compile_stop_the_start_with_their_diagnostics() {
+    let dir = std::env::temp_dir().join(format!("rulec-serve-broken-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a folder");
+    std::fs::write(dir.join("bad.yaml"), "contract: bad\nversion: 1.0.0\ninput:\n  n: nope\nrules: []\n")
+        .expect("written");
+    let dir_text = dir.display().to_string();
+    let (code, stderr) = finished(&["serve", "--rules", &dir_text, "--no-auth", "--addr", "127.0.0.1:0"]);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("bad.yaml:4:"), "the diagnostic names the place: {stderr}");
+}
+
+/// A server process and the address it logged.
+struct Served {
+    child: Child,
+    addr: String,
+    log: BufReader<std::process::ChildStderr>,
+}
+
+fn serve() -> Served {
+    let mut child = rulec()
+        .args(["serve", "--rules", "examples/contracts/", "--addr", "127.0.0.1:0", "--engine", "jit"])
+        .env("RULEC_TOKEN", "t0ken")
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("rulec serve starts");
+    let mut log = BufReader::new(child.stderr.take().expect("stderr"));
+    let mut line = String::new();
+    let addr = loop {
+        line.clear();
+        assert!(log.read_line(&mut line).expect("a log line") > 0, "the server exited before serving");
+        let event: serde_json::Value = serde_json::from_str(&line).unwrap_or_default();
+        if event["message"] == "serving" {
+            break event["addr"].as_str().expect("the address").to_string();
+        }
+    };
+    Served { child, addr, log }
+}
+
+fn post(addr: &str, body: &str) -> String {
+    let mut stream = TcpStream::connect(addr).expect("connected");
+    stream.set_read_timeout(Some(Duration::from_secs(30))).expect("a timeout");
+    let request = format!(
+        "POST /evaluations HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer t0ken\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).expect("sent");
+    let mut response = String::new();
+    stream.read_to_string(&mut response).expect("read");
+    response.split_once("\r\n\r\n").map(|(_, body)| body.to_string()).unwrap_or_default()
+}
+
+#[test]
+fn the_server_answers_what_eval_prints_logs_each_request_and_drains_on_sigterm() {
+    let mut served = serve();
+    let requests =
+        std::fs::read_to_string(root().join("examples/requests/shop.orders.check.ndjson")).expect("requests");
+    let eval = rulec()
+        .args(["eval", "examples/contracts/", "--request", "examples/requests/shop.orders.check.ndjson"])
+        .output()
+        .expect("rulec eval runs");
+    let printed = String::from_utf8_lossy(&eval.stdout).into_owned();
+    for (line, want) in requests.lines().filter(|l| !l.trim().is_empty()).zip(printed.lines()) {
+        assert_eq!(post(&served.addr, line), want, "{line}");
+    }
+    // SIGTERM: drain, log, exit 0.
+    let pid = served.child.id().to_string();
+    let killed = Command::new("kill").args(["-TERM", &pid]).status().expect("kill runs");
+    assert!(killed.success());
+    let status = served.child.wait().expect("the server exits");
+    assert_eq!(status.code(), Some(0), "a clean exit after SIGTERM");
+    let mut log = String::new();
+    served.log.read_to_string(&mut log).expect("the log");
+    let requests_logged: Vec<serde_json::Value> = log
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|e| e["target"] == "rulec::request")
+        .collect();
+    assert_eq!(requests_logged.len(), printed.lines().count(), "one log line per request:\n{log}");
+    let first = &requests_logged[0];
+    for field in ["method", "path", "status", "contract", "revision", "decision", "latency_us", "timestamp"] {
+        assert!(!first[field].is_null(), "the log line has `{field}`: {first}");
+    }
+    assert!(log.contains("\"stopped\""), "{log}");
+}

@@ -1,0 +1,414 @@
+//! The HTTP API: routing, the bearer token, body limits, and each
+//! endpoint. Statuses follow INTERFACES.md: 400 for a malformed or invalid
+//! request (the body says where), 401 without the right token, 404 for an
+//! unknown contract or endpoint, 405 for a wrong method, 413 for a body
+//! over `--max-body` (whatever `Content-Length` says, chunked or not), 503
+//! with `Retry-After` when the queue is full or an evaluation timed out.
+//! Nothing a client sends makes a 500.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant, SystemTime};
+
+use bytes::Bytes;
+use http_body_util::combinators::BoxBody;
+use http_body_util::{BodyExt, Full, Limited, StreamBody};
+use hyper::body::{Frame, Incoming};
+use hyper::header::{self, HeaderValue};
+use hyper::{Method, Request, Response, StatusCode};
+use subtle::ConstantTimeEq;
+use tokio::sync::{mpsc, oneshot};
+
+use crate::config::Config;
+use crate::evaluate::{self, Answer, error_json};
+use crate::metrics::{Metrics, Snapshot};
+use crate::pool::{Pool, Refused};
+use crate::rules::{RuleSet, Rules};
+
+/// A response body: whole, or streamed (NDJSON).
+pub type Body = BoxBody<Bytes, Infallible>;
+
+/// The header naming the rule set revision that answered.
+pub const REVISION_HEADER: &str = "x-rulec-revision";
+
+/// NDJSON lines evaluated per job: enough to amortise the hand-off, few
+/// enough that results stream.
+const LINES_PER_JOB: usize = 64;
+
+/// Everything a request handler needs.
+#[derive(Debug)]
+pub struct App {
+    pub config: Config,
+    pub rules: Arc<Rules>,
+    pub pool: Pool,
+    pub metrics: Metrics,
+    /// Set when shutdown begins: `/readyz` answers 503.
+    pub draining: AtomicBool,
+}
+
+/// What the access log records about a request.
+#[derive(Debug, Default)]
+struct Logged {
+    contract: Option<String>,
+    revision: Option<u64>,
+    decision: Option<&'static str>,
+}
+
+/// Handles one request, logging and counting it.
+pub async fn handle(app: Arc<App>, request: Request<Incoming>) -> Result<Response<Body>, Infallible> {
+    let started = Instant::now();
+    let (method, path) = (request.method().clone(), request.uri().path().to_string());
+    let mut logged = Logged::default();
+    let response = route(&app, request, &mut logged).await;
+    let latency = started.elapsed();
+    let status = response.status().as_u16();
+    app.metrics.request(status, latency);
+    tracing::info!(
+        target: "rulec::request",
+        method = %method,
+        path = %path,
+        status,
+        contract = logged.contract.as_deref().unwrap_or(""),
+        revision = logged.revision.unwrap_or(0),
+        decision = logged.decision.unwrap_or(""),
+        latency_us = latency.as_micros() as u64,
+    );
+    Ok(response)
+}
+
+async fn route(app: &Arc<App>, request: Request<Incoming>, logged: &mut Logged) -> Response<Body> {
+    let path = request.uri().path();
+    if path == "/healthz" {
+        return text(StatusCode::OK, "ok\n");
+    }
+    if !authorized(app, &request) {
+        let mut response =
+            json(StatusCode::UNAUTHORIZED, error_json("unauthorized", "a valid bearer token is required"));
+        response.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+        return response;
+    }
+    let known = ["/evaluations", "/contracts", "/readyz", "/metrics"];
+    if !known.contains(&path) {
+        return json(StatusCode::NOT_FOUND, error_json("not_found", &format!("no endpoint `{path}`")));
+    }
+    let wanted = if path == "/evaluations" { Method::POST } else { Method::GET };
+    if request.method() != wanted {
+        let mut response = json(
+            StatusCode::METHOD_NOT_ALLOWED,
+            error_json("method_not_allowed", &format!("`{path}` takes {wanted}")),
+        );
+        if let Ok(allow) = HeaderValue::from_str(wanted.as_str()) {
+            response.headers_mut().insert(header::ALLOW, allow);
+        }
+        return response;
+    }
+    match path {
+        "/evaluations" => evaluations(app, request, logged).await,
+        "/contracts" => contracts(app),
+        "/readyz" if app.draining.load(Ordering::Relaxed) => {
+            text(StatusCode::SERVICE_UNAVAILABLE, "draining\n")
+        }
+        "/readyz" => text(StatusCode::OK, "ready\n"),
+        _ => metrics(app),
+    }
+}
+
+/// Whether the request carries the bearer token (compared in constant
+/// time), or no token is configured (`--no-auth`).
+fn authorized(app: &App, request: &Request<Incoming>) -> bool {
+    let Some(token) = &app.config.token else { return true };
+    let Some(given) = request.headers().get(header::AUTHORIZATION).map(HeaderValue::as_bytes) else {
+        return false;
+    };
+    let Some(given) = given.strip_prefix(b"Bearer ") else { return false };
+    given.len() == token.len() && bool::from(given.ct_eq(token.as_bytes()))
+}
+
+/// `POST /evaluations`: JSON, or NDJSON streamed back.
+async fn evaluations(app: &Arc<App>, request: Request<Incoming>, logged: &mut Logged) -> Response<Body> {
+    let ndjson = request
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.trim_start().starts_with("application/x-ndjson"));
+    let body = match read_body(app, request).await {
+        Ok(body) => body,
+        Err(response) => return response,
+    };
+    let set = app.rules.current();
+    logged.revision = Some(set.revision);
+    let mut response = if ndjson {
+        evaluate_lines(app, set.clone(), body).await
+    } else {
+        evaluate_one(app, set.clone(), body, logged).await
+    };
+    if let Ok(revision) = HeaderValue::from_str(&set.revision.to_string()) {
+        response.headers_mut().insert(REVISION_HEADER, revision);
+    }
+    response
+}
+
+/// The request body, or the 4xx that answers it: 413 over the limit
+/// (announced or actual), 400 when the client broke off or mangled it.
+async fn read_body(app: &App, request: Request<Incoming>) -> Result<Bytes, Response<Body>> {
+    let limit = app.config.max_body;
+    let too_large = || {
+        json(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            error_json("payload_too_large", &format!("the body is over the limit of {limit} bytes")),
+        )
+    };
+    let announced =
+        request.headers().get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+    if announced.is_some_and(|n| n > limit as u64) {
+        return Err(too_large());
+    }
+    match Limited::new(request.into_body(), limit).collect().await {
+        Ok(collected) => Ok(collected.to_bytes()),
+        Err(error) if error.downcast_ref::<http_body_util::LengthLimitError>().is_some() => Err(too_large()),
+        Err(error) => Err(json(
+            StatusCode::BAD_REQUEST,
+            error_json("bad_body", &format!("the body could not be read: {error}")),
+        )),
+    }
+}
+
+/// Why a job gave no answer.
+enum NoAnswer {
+    Full,
+    TimedOut,
+}
+
+/// Runs `work` on the pool and waits for it, at most the evaluation
+/// timeout (queueing included).
+async fn on_pool<T: Send + 'static>(
+    app: &App,
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, NoAnswer> {
+    let deadline = Instant::now() + app.config.evaluation_timeout;
+    let (sender, receiver) = oneshot::channel();
+    let job = move || {
+        let _ = sender.send(work());
+    };
+    match app.pool.submit(deadline, job) {
+        Ok(()) => {}
+        Err(Refused::Full | Refused::Closed) => return Err(NoAnswer::Full),
+    }
+    match tokio::time::timeout_at(deadline.into(), receiver).await {
+        Ok(Ok(value)) => Ok(value),
+        // Dropped unrun (past its deadline) or timed out.
+        Ok(Err(_)) | Err(_) => Err(NoAnswer::TimedOut),
+    }
+}
+
+fn unavailable(why: NoAnswer) -> Response<Body> {
+    let (kind, message) = match why {
+        NoAnswer::Full => ("overloaded", "the evaluation queue is full: retry shortly"),
+        NoAnswer::TimedOut => ("timeout", "the evaluation did not finish in time"),
+    };
+    let mut response = json(StatusCode::SERVICE_UNAVAILABLE, error_json(kind, message));
+    response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+    response
+}
+
+async fn evaluate_one(app: &Arc<App>, set: Arc<RuleSet>, body: Bytes, logged: &mut Logged) -> Response<Body> {
+    match on_pool(app, move || evaluate::one(&set, &body)).await {
+        Ok(Answer { status, body, contract, decision }) => {
+            if let (Some(contract), Some(decision)) = (&contract, decision) {
+                app.metrics.decision(contract, decision);
+            }
+            logged.contract = contract;
+            logged.decision = decision;
+            json(StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_REQUEST), body)
+        }
+        Err(why) => unavailable(why),
+    }
+}
+
+/// NDJSON: the lines are evaluated in order, a job at a time, and each
+/// job's result lines are sent as soon as they are ready. The first job is
+/// awaited before answering, so an overloaded server still says 503; once
+/// streaming, a job that cannot run in time ends the stream with an error
+/// line for each line left.
+async fn evaluate_lines(app: &Arc<App>, set: Arc<RuleSet>, body: Bytes) -> Response<Body> {
+    let ranges = line_ranges(&body);
+    let chunks: Vec<Vec<(usize, usize)>> = ranges.chunks(LINES_PER_JOB).map(<[_]>::to_vec).collect();
+    let run = |app: Arc<App>, set: Arc<RuleSet>, body: Bytes, chunk: Vec<(usize, usize)>| async move {
+        on_pool(&app, move || {
+            let lines: Vec<&[u8]> = chunk.iter().map(|(a, b)| &body[*a..*b]).collect();
+            evaluate::lines(&set, &lines)
+        })
+        .await
+    };
+    let mut chunks = chunks.into_iter();
+    let first = match chunks.next() {
+        None => return ndjson(Full::new(Bytes::new()).boxed()),
+        Some(chunk) => match run(app.clone(), set.clone(), body.clone(), chunk).await {
+            Ok((out, decisions)) => {
+                count_decisions(app, &decisions);
+                Bytes::from(out)
+            }
+            Err(why) => return unavailable(why),
+        },
+    };
+    let rest: Vec<Vec<(usize, usize)>> = chunks.collect();
+    if rest.is_empty() {
+        return ndjson(Full::new(first).boxed());
+    }
+    let (sender, receiver) = mpsc::channel::<Bytes>(4);
+    let app = app.clone();
+    tokio::spawn(async move {
+        if sender.send(first).await.is_err() {
+            return;
+        }
+        let mut left: usize = rest.iter().map(Vec::len).sum();
+        for chunk in rest {
+            let n = chunk.len();
+            let out = match run(app.clone(), set.clone(), body.clone(), chunk).await {
+                Ok((out, decisions)) => {
+                    count_decisions(&app, &decisions);
+                    out
+                }
+                Err(why) => {
+                    let message = match why {
+                        NoAnswer::Full => "the evaluation queue is full: this line was not evaluated",
+                        NoAnswer::TimedOut => {
+                            "the evaluation did not finish in time: this line was not evaluated"
+                        }
+                    };
+                    let line = [error_json("unavailable", message), b"\n".to_vec()].concat();
+                    let _ = sender.send(Bytes::from(line.repeat(left))).await;
+                    return;
+                }
+            };
+            left -= n;
+            if sender.send(Bytes::from(out)).await.is_err() {
+                return;
+            }
+        }
+    });
+    let stream = futures_util::stream::unfold(receiver, |mut receiver| async move {
+        receiver.recv().await.map(|bytes| (Ok::<_, Infallible>(Frame::data(bytes)), receiver))
+    });
+    ndjson(BodyExt::boxed(StreamBody::new(stream)))
+}
+
+fn count_decisions(app: &App, decisions: &[(String, &'static str)]) {
+    for (contract, decision) in decisions {
+        app.metrics.decision(contract, decision);
+    }
+}
+
+/// The byte ranges of the non-blank lines of `body`.
+fn line_ranges(body: &[u8]) -> Vec<(usize, usize)> {
+    let mut ranges = Vec::new();
+    let mut start = 0;
+    for (i, byte) in body.iter().enumerate() {
+        if *byte == b'\n' {
+            ranges.push((start, i));
+            start = i + 1;
+        }
+    }
+    ranges.push((start, body.len()));
+    ranges.retain(|(a, b)| body[*a..*b].iter().any(|c| !c.is_ascii_whitespace()));
+    ranges
+}
+
+/// `GET /contracts`.
+fn contracts(app: &App) -> Response<Body> {
+    let set = app.rules.current();
+    let contracts: Vec<serde_json::Value> = set
+        .contracts
+        .iter()
+        .map(|c| {
+            serde_json::json!({
+                "name": c.name(),
+                "version": c.version(),
+                "hash": c.hash(),
+                "engine": engine_of(c),
+                "loaded_at": rfc3339(set.loaded_at),
+            })
+        })
+        .collect();
+    let failure =
+        app.rules.last_failure().map(|f| serde_json::json!({ "at": rfc3339(f.at), "message": f.message }));
+    let body = serde_json::json!({
+        "revision": set.revision,
+        "loaded_at": rfc3339(set.loaded_at),
+        "contracts": contracts,
+        "last_reload_error": failure,
+    });
+    let mut response = json(StatusCode::OK, serde_json::to_vec_pretty(&body).unwrap_or_default());
+    if let Ok(revision) = HeaderValue::from_str(&set.revision.to_string()) {
+        response.headers_mut().insert(REVISION_HEADER, revision);
+    }
+    response
+}
+
+/// `native` once a contract runs as machine code, else `interp`.
+fn engine_of(contract: &runtime::Contract) -> &'static str {
+    match contract.native_status() {
+        runtime::engine::NativeStatus::Native => "native",
+        _ => "interp",
+    }
+}
+
+/// `GET /metrics`.
+fn metrics(app: &App) -> Response<Body> {
+    let set = app.rules.current();
+    let snapshot = Snapshot {
+        revision: set.revision,
+        reloads: app.rules.reloads.load(Ordering::Relaxed),
+        failed_reloads: app.rules.failed_reloads.load(Ordering::Relaxed),
+        queue_depth: app.pool.queue_depth(),
+        workers_busy: app.pool.busy(),
+        engines: set.contracts.iter().map(|c| (c.name(), engine_of(c))).collect(),
+    };
+    let mut response = Response::new(Full::new(Bytes::from(app.metrics.render(&snapshot))).boxed());
+    response
+        .headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"));
+    response
+}
+
+/// A time as RFC 3339 (UTC, seconds).
+fn rfc3339(at: SystemTime) -> String {
+    let nanos = at.duration_since(SystemTime::UNIX_EPOCH).unwrap_or(Duration::ZERO).as_nanos();
+    let nanos = i64::try_from(nanos / 1_000_000_000 * 1_000_000_000).unwrap_or(0);
+    ir::time::format_timestamp(nanos)
+}
+
+fn json(status: StatusCode, body: Vec<u8>) -> Response<Body> {
+    let mut response = Response::new(Full::new(Bytes::from(body)).boxed());
+    *response.status_mut() = status;
+    response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response
+}
+
+fn ndjson(body: Body) -> Response<Body> {
+    let mut response = Response::new(body);
+    response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/x-ndjson"));
+    response
+}
+
+fn text(status: StatusCode, body: &'static str) -> Response<Body> {
+    let mut response = Response::new(Full::new(Bytes::from_static(body.as_bytes())).boxed());
+    *response.status_mut() = status;
+    response
+        .headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain; charset=utf-8"));
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::line_ranges;
+
+    #[test]
+    fn blank_lines_are_skipped_and_the_last_line_needs_no_newline() {
+        let body = b"{\"a\":1}\n\n  \n{\"b\":2}";
+        let lines: Vec<&[u8]> = line_ranges(body).iter().map(|(a, b)| &body[*a..*b]).collect();
+        assert_eq!(lines, vec![&b"{\"a\":1}"[..], &b"{\"b\":2}"[..]]);
+    }
+}
