@@ -175,14 +175,7 @@ pub fn run(args: Args) -> Outcome {
         ReportFormat::Markdown => report.markdown(),
         ReportFormat::Json => serde_json::to_string_pretty(&report).unwrap_or_default() + "\n",
     };
-    match &args.output {
-        Some(path) => std::fs::write(path, text)
-            .map_err(|e| Failure::Usage(format!("cannot write {}: {e}", path.display()))),
-        None => {
-            print!("{text}");
-            Ok(())
-        }
-    }
+    write_report(&text, args.output.as_deref())
 }
 
 /// `rulec bench --server`: the load test of the rule server.
@@ -207,7 +200,12 @@ fn server_load(args: &Args) -> Outcome {
                 + "\n"
         }
     };
-    match &args.output {
+    write_report(&text, args.output.as_deref())
+}
+
+/// Writes a report to `--output`, or to stdout without it.
+fn write_report(text: &str, output: Option<&std::path::Path>) -> Outcome {
+    match output {
         Some(path) => std::fs::write(path, text)
             .map_err(|e| Failure::Usage(format!("cannot write {}: {e}", path.display()))),
         None => {
