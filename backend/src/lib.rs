@@ -121,7 +121,7 @@ pub(crate) fn declare(module: &mut dyn Module, program: &Program) -> Result<Decl
     let c = &program.contract;
     let lets =
         (0..c.lets.len()).map(|i| declare(format!("let{i}"), Linkage::Local)).collect::<Result<_, _>>()?;
-    let referenced = plan::referenced_rules(c);
+    let referenced = c.referenced_rules();
     let rules = (0..c.rules.len())
         .map(|i| referenced[i].then(|| declare(format!("rule{i}"), Linkage::Local)).transpose())
         .collect::<Result<_, _>>()?;

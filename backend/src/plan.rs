@@ -53,19 +53,6 @@ impl Addresses {
     }
 }
 
-/// Which rules some expression refers to (`rules.<id>`): those are
-/// computed on demand, by a function of their own; the others only at
-/// their turn, inline in the entry point.
-pub fn referenced_rules(c: &ir::Contract) -> Vec<bool> {
-    let mut referenced = vec![false; c.rules.len()];
-    for expr in &c.exprs {
-        if let ir::ExprKind::RuleFired(rule) = expr.kind {
-            referenced[rule.index()] = true;
-        }
-    }
-    referenced
-}
-
 /// The state area of one contract.
 #[derive(Clone, Debug)]
 pub struct Plan {

@@ -7,7 +7,7 @@
 
 use serde_json::Value as Json;
 
-use crate::expr::Expr;
+use crate::expr::{Expr, ExprKind};
 use crate::ids::{ChannelId, ComponentId, EffectId, ExprId, LetId, RuleId, TableId, TypeId};
 use crate::types::TypeTable;
 use crate::value::Const;
@@ -48,6 +48,18 @@ impl Contract {
     /// The node `id` of the expression arena.
     pub fn expr(&self, id: ExprId) -> &Expr {
         &self.exprs[id.index()]
+    }
+
+    /// Which rules some expression refers to (`rules.<id>`): engines
+    /// compute those on demand, once; the others only at their turn.
+    pub fn referenced_rules(&self) -> Vec<bool> {
+        let mut referenced = vec![false; self.rules.len()];
+        for expr in &self.exprs {
+            if let ExprKind::RuleFired(rule) = expr.kind {
+                referenced[rule.index()] = true;
+            }
+        }
+        referenced
     }
 
     pub fn rule_by_name(&self, name: &str) -> Option<RuleId> {

@@ -42,7 +42,7 @@ pub fn evaluate<'p>(
     context: &Context,
     input: &Input<'_>,
 ) -> Evaluation<'p> {
-    let mut frame = Frame::new(program, hosts, context, input.record());
+    let mut frame = Frame::new(program, hosts, context, input.record(), false);
     frame.run(context)
 }
 
@@ -53,7 +53,7 @@ pub fn explain<'p>(
     context: &Context,
     input: &Input<'_>,
 ) -> (Evaluation<'p>, Vec<RuleTrace>) {
-    let mut frame = Frame::new(program, hosts, context, input.record());
+    let mut frame = Frame::new(program, hosts, context, input.record(), true);
     let evaluation = frame.run(context);
     let traces =
         (0..program.contract.rules.len()).map(|i| frame.trace(context, RuleId::from_index(i))).collect();
@@ -106,12 +106,15 @@ struct Scratch<'a> {
 
 impl<'a> Scratch<'a> {
     /// Takes this thread's scratch (or a fresh one when it is in use, by a
-    /// host function evaluating another contract) sized for `c`.
-    fn take(c: &ir::Contract) -> Scratch<'a> {
+    /// host function evaluating another contract) sized for `c`, with a
+    /// memo for every rule when `rule_memos`.
+    fn take(c: &ir::Contract, rule_memos: bool) -> Scratch<'a> {
         let mut scratch: Scratch<'a> = SCRATCH
             .with(|cell| cell.try_borrow_mut().map(|mut s| std::mem::take(&mut *s)).unwrap_or_default());
         scratch.lets.resize_with(c.lets.len(), || Memo::Todo);
-        scratch.rules.resize_with(c.rules.len(), || Memo::Todo);
+        if rule_memos {
+            scratch.rules.resize_with(c.rules.len(), || Memo::Todo);
+        }
         scratch.locals.resize(c.locals.len(), Value::Absent);
         scratch.effects.resize(c.effects.len(), None);
         scratch
@@ -153,6 +156,9 @@ struct Frame<'p, 'a> {
     /// The result's errors, one per failing let or rule.
     errors: Vec<ErrorEntry<'p>>,
     depth: u32,
+    /// Keep every rule's outcome in its memo (for `--explain`), not only
+    /// those of the rules some expression refers to.
+    memoise_all: bool,
 }
 
 impl Drop for Frame<'_, '_> {
@@ -165,7 +171,13 @@ impl Drop for Frame<'_, '_> {
 const STACK_CHECK_EVERY: u32 = 32;
 
 impl<'p: 'a, 'a> Frame<'p, 'a> {
-    fn new(p: &'p Program, hosts: &'p [HostFn], context: &Context, input: RecordRef<'a>) -> Self {
+    fn new(
+        p: &'p Program,
+        hosts: &'p [HostFn],
+        context: &Context,
+        input: RecordRef<'a>,
+        memoise_all: bool,
+    ) -> Self {
         let c = &p.contract;
         Frame {
             p,
@@ -173,9 +185,10 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
             hosts,
             input,
             now: context.now,
-            scratch: Scratch::take(c),
+            scratch: Scratch::take(c, memoise_all || p.referenced_rules.contains(&true)),
             errors: Vec::new(),
             depth: 0,
+            memoise_all,
         }
     }
 
@@ -197,9 +210,13 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
                 continue;
             }
             let id = RuleId::from_index(i);
-            let outcome = self
-                .rule(id)
-                .and_then(|fired| if fired { self.commit(id, &mut tally).map(|()| true) } else { Ok(false) });
+            let outcome = if self.memoise_all || self.p.referenced_rules[i] {
+                self.rule(id).and_then(|fired| {
+                    if fired { self.commit(id, &mut tally).map(|()| true) } else { Ok(false) }
+                })
+            } else {
+                self.turn(id, &mut tally)
+            };
             match outcome {
                 Ok(true) if c.decision == DecisionMode::FirstMatch && rule.verdict.is_some() => {
                     tally.decided = rule.verdict.as_ref().map(|v| v.verdict);
@@ -267,6 +284,19 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
         Ok(RuleDone { fired: true, message, finding, effects: (start as u32, end as u32) })
     }
 
+    /// The turn of a rule no expression refers to: computed and committed
+    /// at once, without a trip through its memo.
+    fn turn(&mut self, id: RuleId, tally: &mut Tally<'p>) -> Result<bool, ()> {
+        match self.compute_rule(id) {
+            Ok(done) if done.fired => self.commit_done(id, done, tally).map(|()| true),
+            Ok(_) => Ok(false),
+            Err(error) => {
+                self.record_error(id, &error);
+                Err(())
+            }
+        }
+    }
+
     /// Lists an error once, under the let that hit it or else the rule.
     fn record_error(&mut self, rule: RuleId, error: &EvalError) {
         let (name, message): (&'p str, String) = match error {
@@ -281,9 +311,16 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
     /// Adds a fired rule's outcomes to the result: its effects first, all
     /// or nothing (a sum may overflow), then its reason and finding.
     fn commit(&mut self, id: RuleId, tally: &mut Tally<'p>) -> Result<(), ()> {
-        let rule: &'p ir::Rule = &self.p.contract.rules[id.index()];
         let Memo::Done(done) = &mut self.scratch.rules[id.index()] else { return Ok(()) };
-        let (message, finding, (start, end)) = (done.message.take(), done.finding.take(), done.effects);
+        let done =
+            RuleDone { fired: true, message: done.message.take(), finding: done.finding.take(), ..*done };
+        self.commit_done(id, done, tally)
+    }
+
+    /// Commits a fired rule's computed outcomes.
+    fn commit_done(&mut self, id: RuleId, done: RuleDone, tally: &mut Tally<'p>) -> Result<(), ()> {
+        let rule: &'p ir::Rule = &self.p.contract.rules[id.index()];
+        let RuleDone { message, finding, effects: (start, end), .. } = done;
         let mut pending = std::mem::take(&mut self.scratch.pending);
         let mut combined = Ok(());
         for i in start as usize..end as usize {
@@ -379,13 +416,18 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
     }
 
     fn let_value(&mut self, id: u32) -> Result<Value<'a>, EvalError> {
-        let index = id as usize;
-        match &self.scratch.lets[index] {
-            Memo::Done(v) => return Ok(v.clone()),
-            Memo::Failed(e) => return Err(e.clone()),
-            Memo::Busy => return Err(EvalError::Argument("lets depend on each other in a cycle".into())),
-            Memo::Todo => {}
+        match &self.scratch.lets[id as usize] {
+            Memo::Done(v) => Ok(v.clone()),
+            Memo::Failed(e) => Err(e.clone()),
+            Memo::Busy => Err(EvalError::Argument("lets depend on each other in a cycle".into())),
+            Memo::Todo => self.compute_let(id),
         }
+    }
+
+    /// A let's first use: computes and memoises it.
+    #[inline(never)]
+    fn compute_let(&mut self, id: u32) -> Result<Value<'a>, EvalError> {
+        let index = id as usize;
         self.scratch.lets[index] = Memo::Busy;
         let l = &self.p.contract.lets[index];
         let result = self.eval(l.value.0).map_err(|f| match f.into_error() {
@@ -437,13 +479,7 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
             Node::Let(l) => self.let_value(*l).map_err(Fault::from),
             Node::Rule(r) => Ok(Value::Bool(self.rule(RuleId(*r)).unwrap_or(false))),
             Node::Local(l) => Ok(self.scratch.locals[*l as usize].clone()),
-            Node::List { items } => {
-                let mut values = Vec::with_capacity(items.len());
-                for item in items.iter() {
-                    values.push(self.eval(*item)?);
-                }
-                Ok(Value::Items(Rc::from(values)))
-            }
+            Node::List { items } => self.list(items),
             Node::Unary(op, arg) => {
                 let value = self.eval(*arg)?;
                 unary(*op, value).map_err(Fault::from)
@@ -467,10 +503,7 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
                 let table = &p.tables[*table as usize];
                 match (table.row(&key), table.value) {
                     (Some(row), Some(ty)) => Ok(table.value(&p.layouts, row, ty)),
-                    _ => {
-                        let shown = self.show(p.contract.exprs[*key_node as usize].ty, &key);
-                        Err(Fault::missing(format!("key {shown} is not in table `{}`", table.name)))
-                    }
+                    _ => Err(self.missing_key(*key_node, &key, &table.name)),
                 }
             }
             Node::TableHas { table, key } => {
@@ -482,10 +515,7 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
                 let Value::Int(i) = self.eval(*index)? else { return Ok(Value::Absent) };
                 match usize::try_from(i) {
                     Ok(at) if at < list.list_len() => Ok(list.list_get(&p.layouts, *element, at)),
-                    _ => Err(Fault::missing(format!(
-                        "index {i} is out of range for a list of {}",
-                        list.list_len()
-                    ))),
+                    _ => Err(index_out_of_range(i, list.list_len())),
                 }
             }
             Node::InList { item, list, kind, element } => {
@@ -506,6 +536,7 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
     }
 
     /// A value of type `ty` for an error message: strings quoted.
+    #[cold]
     fn show(&self, ty: TypeId, value: &Value<'_>) -> String {
         let mut text = String::new();
         render(&self.schema, ty, value, &mut text);
@@ -513,6 +544,22 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
             Value::Str(_) | Value::Text(_) => format!("{text:?}"),
             _ => text,
         }
+    }
+
+    #[inline(never)]
+    fn list(&mut self, items: &[NodeId]) -> Result<Value<'a>, Fault> {
+        let mut values = Vec::with_capacity(items.len());
+        for item in items {
+            values.push(self.eval(*item)?);
+        }
+        Ok(Value::Items(Rc::from(values)))
+    }
+
+    /// The fault of a table lookup whose key is not in the table.
+    #[cold]
+    fn missing_key(&self, key_node: NodeId, key: &Value<'_>, table: &str) -> Fault {
+        let shown = self.show(self.p.contract.exprs[key_node as usize].ty, key);
+        Fault::missing(format!("key {shown} is not in table `{table}`"))
     }
 
     fn compare(&self, kind: CmpKind, l: &Value<'_>, r: &Value<'_>) -> Ordering {
@@ -528,6 +575,7 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
         }
     }
 
+    #[inline(never)]
     fn lambda(
         &mut self,
         id: NodeId,
@@ -561,6 +609,7 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
         })
     }
 
+    #[inline(never)]
     fn host(&mut self, func: u32, args: &[NodeId]) -> Result<Value<'a>, Fault> {
         let mut values = Vec::with_capacity(args.len());
         for arg in args {
@@ -600,6 +649,7 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
         owned(&self.schema, ty, value)
     }
 
+    #[inline(never)]
     fn call(&mut self, id: NodeId, func: Builtin, args: &[NodeId]) -> Result<Value<'a>, Fault> {
         let mut values: [Value<'a>; 2] = [Value::Absent, Value::Absent];
         let mut extra = Vec::new();
@@ -685,6 +735,12 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
         }
         RuleTrace { rule: id, applied, fired, conditions, lets }
     }
+}
+
+/// The fault of a list index past the end.
+#[cold]
+fn index_out_of_range(i: i64, len: usize) -> Fault {
+    Fault::missing(format!("index {i} is out of range for a list of {len}"))
 }
 
 /// An effect value that outlives the request, as a value of type `ty`.

@@ -297,6 +297,8 @@ pub struct Program {
     pub nodes: Vec<Node>,
     pub tables: Vec<Table>,
     pub regexes: Vec<Matcher>,
+    /// Whether some expression refers to each rule (`rules.<id>`).
+    pub referenced_rules: Vec<bool>,
     /// Field name to index, for records wider than a few fields.
     field_maps: FxHashMap<TypeId, FxHashMap<String, usize>>,
     /// Owns what constant slots point at.
@@ -332,7 +334,17 @@ impl Program {
                 _ => None,
             })
             .collect();
-        Ok(Program { contract, layouts, nodes, tables, regexes, field_maps, _constants: constants })
+        let referenced_rules = contract.referenced_rules();
+        Ok(Program {
+            contract,
+            layouts,
+            nodes,
+            tables,
+            regexes,
+            referenced_rules,
+            field_maps,
+            _constants: constants,
+        })
     }
 
     /// The index of the field called `name` in record type `ty`.
