@@ -1,39 +1,44 @@
 //! Evaluation errors: what went wrong in a rule or let, never a panic.
 //!
-//! A *missing* key or index is kept apart ([`Fault::Missing`]) because
-//! `??` catches it; everything else is an [`EvalError`] that becomes an
-//! entry of the result's `errors`.
+//! A *missing* key or index ([`EvalError::Missing`] in a [`Fault`]) is
+//! what `??` catches; any other [`EvalError`] becomes an entry of the
+//! result's `errors`.
 
 use std::fmt;
 
-/// Why evaluating an expression stopped. Boxed, so results that may
-/// carry one stay small on the hot path.
+/// Why evaluating an expression stopped: one thin box, so a `Result` of a
+/// `bool` or an `i64` and a fault travels in two registers on the hot
+/// path. A *missing* key or index ([`EvalError::Missing`]) is what `??`
+/// catches.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Fault {
-    /// A table key or list index that is not there; `??` catches it.
-    Missing(Box<str>),
-    /// Any other evaluation error.
-    Error(Box<EvalError>),
-}
+pub struct Fault(Box<EvalError>);
 
 impl From<EvalError> for Fault {
     fn from(error: EvalError) -> Fault {
-        Fault::Error(Box::new(error))
+        Fault(Box::new(error))
     }
 }
 
 impl Fault {
     /// A fault for a missing key or index, described by `what`.
+    #[cold]
     pub fn missing(what: String) -> Fault {
-        Fault::Missing(what.into_boxed_str())
+        Fault(Box::new(EvalError::Missing(what)))
+    }
+
+    /// Whether `??` catches this fault: a key or index that is not there.
+    pub fn is_missing(&self) -> bool {
+        matches!(*self.0, EvalError::Missing(_))
+    }
+
+    /// The error inside.
+    pub fn error(&self) -> &EvalError {
+        &self.0
     }
 
     /// The error an uncaught fault becomes.
     pub fn into_error(self) -> EvalError {
-        match self {
-            Fault::Missing(what) => EvalError::Missing(what.into()),
-            Fault::Error(error) => *error,
-        }
+        *self.0
     }
 }
 

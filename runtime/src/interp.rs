@@ -66,7 +66,7 @@ enum Memo<T> {
     Todo,
     Busy,
     Done(T),
-    Failed(EvalError),
+    Failed(Fault),
 }
 
 /// A computed rule: whether it fired, and its rendered messages and effect
@@ -247,17 +247,17 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
         let failed = computed.is_err();
         self.scratch.rules[id.index()] = match computed {
             Ok(done) => Memo::Done(done),
-            Err(error) => {
-                self.record_error(id, &error);
-                Memo::Failed(error)
+            Err(fault) => {
+                self.record_error(id, fault.error());
+                Memo::Failed(fault)
             }
         };
         if failed { Err(()) } else { Ok(matches!(&self.scratch.rules[id.index()], Memo::Done(d) if d.fired)) }
     }
 
-    fn compute_rule(&mut self, id: RuleId) -> Result<RuleDone, EvalError> {
+    fn compute_rule(&mut self, id: RuleId) -> Result<RuleDone, Fault> {
         let rule: &'p ir::Rule = &self.p.contract.rules[id.index()];
-        let fired = self.eval_bool(rule.when.0).map_err(Fault::into_error)?;
+        let fired = self.eval_bool(rule.when.0)?;
         if !fired {
             return Ok(RuleDone::default());
         }
@@ -277,7 +277,7 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
             self.scratch.rule_effects.push((assign.effect.index(), Value::Absent));
         }
         for (k, assign) in rule.effects.iter().enumerate() {
-            let value = self.eval(assign.value.0).map_err(Fault::into_error)?;
+            let value = self.eval(assign.value.0)?;
             self.scratch.rule_effects[start + k].1 = value;
         }
         let end = start + rule.effects.len();
@@ -291,7 +291,7 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
             Ok(done) if done.fired => self.commit_done(id, done, tally).map(|()| true),
             Ok(_) => Ok(false),
             Err(error) => {
-                self.record_error(id, &error);
+                self.record_error(id, error.error());
                 Err(())
             }
         }
@@ -401,13 +401,13 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
         }
     }
 
-    fn template(&mut self, template: &ir::Template) -> Result<String, EvalError> {
+    fn template(&mut self, template: &ir::Template) -> Result<String, Fault> {
         let mut out = String::with_capacity(template.capacity_hint());
         for part in &template.parts {
             match part {
                 ir::TemplatePart::Text(text) => out.push_str(text),
                 ir::TemplatePart::Expr(id) => {
-                    let value = self.eval(id.0).map_err(Fault::into_error)?;
+                    let value = self.eval(id.0)?;
                     render(&self.schema, self.p.contract.expr(*id).ty, &value, &mut out);
                 }
             }
@@ -415,24 +415,24 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
         Ok(out)
     }
 
-    fn let_value(&mut self, id: u32) -> Result<Value<'a>, EvalError> {
+    fn let_value(&mut self, id: u32) -> Result<Value<'a>, Fault> {
         match &self.scratch.lets[id as usize] {
             Memo::Done(v) => Ok(v.clone()),
             Memo::Failed(e) => Err(e.clone()),
-            Memo::Busy => Err(EvalError::Argument("lets depend on each other in a cycle".into())),
+            Memo::Busy => Err(EvalError::Argument("lets depend on each other in a cycle".into()).into()),
             Memo::Todo => self.compute_let(id),
         }
     }
 
     /// A let's first use: computes and memoises it.
     #[inline(never)]
-    fn compute_let(&mut self, id: u32) -> Result<Value<'a>, EvalError> {
+    fn compute_let(&mut self, id: u32) -> Result<Value<'a>, Fault> {
         let index = id as usize;
         self.scratch.lets[index] = Memo::Busy;
         let l = &self.p.contract.lets[index];
-        let result = self.eval(l.value.0).map_err(|f| match f.into_error() {
-            nested @ EvalError::Let { .. } => nested,
-            error => EvalError::Let { id, error: Box::new(error) },
+        let result = self.eval(l.value.0).map_err(|fault| match fault.error() {
+            EvalError::Let { .. } => fault,
+            _ => Fault::from(EvalError::Let { id, error: Box::new(fault.into_error()) }),
         });
         self.scratch.lets[index] = match &result {
             Ok(v) => Memo::Done(v.clone()),
@@ -476,7 +476,7 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
                 Value::Record(record) => Ok(read.read(&p.layouts, record, *offset as usize)),
                 _ => Ok(Value::Absent),
             },
-            Node::Let(l) => self.let_value(*l).map_err(Fault::from),
+            Node::Let(l) => self.let_value(*l),
             Node::Rule(r) => Ok(Value::Bool(self.rule(RuleId(*r)).unwrap_or(false))),
             Node::Local(l) => Ok(self.scratch.locals[*l as usize].clone()),
             Node::List { items } => self.list(items),
@@ -494,7 +494,8 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
                 self.eval(branch)
             }
             Node::Coalesce(value, default) => match self.eval(*value) {
-                Ok(Value::Absent) | Err(Fault::Missing(_)) => self.eval(*default),
+                Ok(Value::Absent) => self.eval(*default),
+                Err(fault) if fault.is_missing() => self.eval(*default),
                 other => other,
             },
             Node::Present(value) => Ok(Value::Bool(!self.eval(*value)?.is_absent())),
@@ -707,7 +708,7 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
         let applied = self.applies(context, rule);
         let fired = match &self.scratch.rules[id.index()] {
             Memo::Done(done) => Some(Ok(done.fired)),
-            Memo::Failed(e) => Some(Err(e.to_string())),
+            Memo::Failed(fault) => Some(Err(fault.error().to_string())),
             Memo::Todo | Memo::Busy => None,
         };
         let mut conditions = Vec::new();
@@ -728,7 +729,7 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
         for l in read {
             let value = match &self.scratch.lets[l as usize] {
                 Memo::Done(v) => self.show(self.p.contract.lets[l as usize].ty, v),
-                Memo::Failed(e) => format!("error: {e}"),
+                Memo::Failed(fault) => format!("error: {}", fault.error()),
                 Memo::Todo | Memo::Busy => "not computed".to_string(),
             };
             lets.push((self.p.contract.lets[l as usize].name.clone(), value));
