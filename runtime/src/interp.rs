@@ -499,6 +499,14 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
                 other => other,
             },
             Node::Present(value) => Ok(Value::Bool(!self.eval(*value)?.is_absent())),
+            Node::TableGet { table, key: key_node } if self.is_int(*key_node) => {
+                let key = self.eval_int(*key_node)?;
+                let table = &p.tables[*table as usize];
+                match (table.row_int(key), table.value) {
+                    (Some(row), Some(ty)) => Ok(table.value(&p.layouts, row, ty)),
+                    _ => Err(self.missing_key(*key_node, &Value::Int(key), &table.name)),
+                }
+            }
             Node::TableGet { table, key: key_node } => {
                 let key = self.eval(*key_node)?;
                 let table = &p.tables[*table as usize];

@@ -16,8 +16,12 @@ use rust_decimal::Decimal;
 use crate::data::{ListRef, RecordRef, Slot};
 use crate::layout::{Layouts, Shape};
 
-/// A value being computed.
+/// A value being computed. The tag is a whole word, so every payload is
+/// word-aligned and a move is three aligned words (with a byte tag, the
+/// compiler copies the padding after it in odd pieces, which stalls store
+/// forwarding on the interpreter's hot path).
 #[derive(Clone, Debug)]
+#[repr(u64)]
 pub enum Value<'a> {
     /// An optional without a value.
     Absent,

@@ -3,7 +3,7 @@
 //! kind a fast path does not handle falls back to the generic evaluator,
 //! so the semantics stay in one place ([`crate::ops`]).
 
-use ir::{BinaryOp, Builtin, UnaryOp};
+use ir::{BinaryOp, Builtin, TypeId, TypeTable, UnaryOp};
 use rust_decimal::Decimal;
 
 use super::{Frame, Memo, truthy};
@@ -88,6 +88,16 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
                 }
             }
             Node::Unary(UnaryOp::IntToDecimal, arg) => Ok(ops::decimal_from_int(self.eval_int(*arg)?)),
+            Node::Call { func: func @ (Builtin::Min | Builtin::Max), args } if self.all_of(args, TypeTable::DECIMAL) => {
+                let mut best = self.eval_dec(args[0])?;
+                for arg in &args[1..] {
+                    let candidate = self.eval_dec(*arg)?;
+                    if crate::decimal::cmp(candidate, best) == extreme(*func) {
+                        best = candidate;
+                    }
+                }
+                return Ok(best);
+            }
             Node::Call { func: func @ (Builtin::Round | Builtin::RoundHalfEven), args }
                 if args.len() == 2 =>
             {
@@ -135,11 +145,31 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
                     None => Ok(0),
                 }
             }
+            Node::Call { func: func @ (Builtin::Min | Builtin::Max), args } if self.all_of(args, TypeTable::INT) => {
+                let mut best = self.eval_int(args[0])?;
+                for arg in &args[1..] {
+                    let candidate = self.eval_int(*arg)?;
+                    if candidate.cmp(&best) == extreme(*func) {
+                        best = candidate;
+                    }
+                }
+                Ok(best)
+            }
             _ => match self.eval_node(id)? {
                 Value::Int(i) | Value::Timestamp(i) | Value::Duration(i) => Ok(i),
                 _ => Ok(0),
             },
         }
+    }
+
+    /// Whether node `id` has type `int` (not an optional of it).
+    pub(super) fn is_int(&self, id: NodeId) -> bool {
+        self.p.contract.exprs[id as usize].ty == TypeTable::INT
+    }
+
+    /// Whether every node of `args` has type `ty` (not an optional of it).
+    fn all_of(&self, args: &[NodeId], ty: TypeId) -> bool {
+        args.iter().all(|arg| self.p.contract.exprs[*arg as usize].ty == ty)
     }
 
     /// A let's value when it is already computed (every use after the
@@ -169,4 +199,10 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
             _ => Ok(None),
         }
     }
+}
+
+/// The ordering that makes a candidate replace the best so far: `min`
+/// keeps the first of equal values, and so does `max`.
+fn extreme(func: Builtin) -> std::cmp::Ordering {
+    if func == Builtin::Min { std::cmp::Ordering::Less } else { std::cmp::Ordering::Greater }
 }
