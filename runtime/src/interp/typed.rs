@@ -88,7 +88,9 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
                 }
             }
             Node::Unary(UnaryOp::IntToDecimal, arg) => Ok(ops::decimal_from_int(self.eval_int(*arg)?)),
-            Node::Call { func: func @ (Builtin::Min | Builtin::Max), args } if self.all_of(args, TypeTable::DECIMAL) => {
+            Node::Call { func: func @ (Builtin::Min | Builtin::Max), args }
+                if self.extremum_of(args, TypeTable::DECIMAL) =>
+            {
                 let mut best = self.eval_dec(args[0])?;
                 for arg in &args[1..] {
                     let candidate = self.eval_dec(*arg)?;
@@ -145,7 +147,9 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
                     None => Ok(0),
                 }
             }
-            Node::Call { func: func @ (Builtin::Min | Builtin::Max), args } if self.all_of(args, TypeTable::INT) => {
+            Node::Call { func: func @ (Builtin::Min | Builtin::Max), args }
+                if self.extremum_of(args, TypeTable::INT) =>
+            {
                 let mut best = self.eval_int(args[0])?;
                 for arg in &args[1..] {
                     let candidate = self.eval_int(*arg)?;
@@ -167,9 +171,10 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
         self.p.contract.exprs[id as usize].ty == TypeTable::INT
     }
 
-    /// Whether every node of `args` has type `ty` (not an optional of it).
-    fn all_of(&self, args: &[NodeId], ty: TypeId) -> bool {
-        args.iter().all(|arg| self.p.contract.exprs[*arg as usize].ty == ty)
+    /// Whether `args` are the two or more arguments of a `min` or `max`
+    /// on values of type `ty` (not optionals of it).
+    fn extremum_of(&self, args: &[NodeId], ty: TypeId) -> bool {
+        args.len() >= 2 && args.iter().all(|arg| self.p.contract.exprs[*arg as usize].ty == ty)
     }
 
     /// A let's value when it is already computed (every use after the
