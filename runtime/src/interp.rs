@@ -594,19 +594,18 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
         body: NodeId,
     ) -> Result<Value<'a>, Fault> {
         let list = self.eval(list)?;
-        let len = list.list_len();
+        let element = self.p.contract.locals[param as usize];
         let ty = self.p.contract.exprs[id as usize].ty;
+        let body_ty = self.p.contract.exprs[body as usize].ty;
         let mut count = 0i64;
         let mut sum = zero_of(ty);
-        for i in 0..len {
-            let element = self.p.contract.locals[param as usize];
+        for i in 0..list.list_len() {
             self.scratch.locals[param as usize] = list.list_get(&self.p.layouts, element, i);
-            let value = self.eval(body)?;
             match kind {
-                LambdaKind::Any if truthy(&value) => return Ok(Value::Bool(true)),
-                LambdaKind::All if !truthy(&value) => return Ok(Value::Bool(false)),
-                LambdaKind::Count if truthy(&value) => count += 1,
-                LambdaKind::Sum => sum = binary(sum_op(ty), sum, value)?,
+                LambdaKind::Any if self.eval_bool(body)? => return Ok(Value::Bool(true)),
+                LambdaKind::All if !self.eval_bool(body)? => return Ok(Value::Bool(false)),
+                LambdaKind::Count if self.eval_bool(body)? => count += 1,
+                LambdaKind::Sum => sum = self.add_to_sum(ty, body_ty, sum, body)?,
                 _ => {}
             }
         }
@@ -615,6 +614,27 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
             LambdaKind::All => Value::Bool(true),
             LambdaKind::Count => Value::Int(count),
             LambdaKind::Sum => sum,
+        })
+    }
+
+    /// One step of `sum`: the body's value for the current element added
+    /// to the sum so far, on the typed paths when the body is a plain
+    /// decimal or int.
+    fn add_to_sum(
+        &mut self,
+        ty: TypeId,
+        body_ty: TypeId,
+        sum: Value<'a>,
+        body: NodeId,
+    ) -> Result<Value<'a>, Fault> {
+        Ok(match (&sum, ty == body_ty) {
+            (Value::Decimal(s), true) if ty == TypeTable::DECIMAL => {
+                Value::Decimal(ops::dec_add(*s, self.eval_dec(body)?)?)
+            }
+            (Value::Int(s), true) if ty == TypeTable::INT => {
+                Value::Int(ops::int_add(*s, self.eval_int(body)?)?)
+            }
+            _ => binary(sum_op(ty), sum, self.eval(body)?)?,
         })
     }
 

@@ -199,6 +199,11 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
         {
             return Ok(Some(*record));
         }
+        if let Node::Local(l) = &p.nodes[id as usize]
+            && let Value::Record(record) = &self.scratch.locals[*l as usize]
+        {
+            return Ok(Some(*record));
+        }
         match self.eval(id)? {
             Value::Record(record) => Ok(Some(record)),
             _ => Ok(None),
