@@ -103,6 +103,19 @@ fn expression_like() -> impl Strategy<Value = String> {
     prop::collection::vec(tokens, 0..40).prop_map(|parts| parts.join(" "))
 }
 
+/// A node whose type does not exist is reported, and the nodes above it
+/// are not checked against it (found by `bundle_loader_refuses_edits`:
+/// the verifier looked up the missing type and panicked).
+#[test]
+fn bundle_loader_reports_a_node_of_a_missing_type() {
+    let text = String::from_utf8(frontend::compile(TRANSFER).unwrap().to_json()).unwrap();
+    let exprs = text.find("\"exprs\"").expect("the bundle has exprs");
+    let ty = exprs + text[exprs..].find("\"ty\": ").expect("a node has a type") + "\"ty\": ".len();
+    let edited = format!("{}9999{}", &text[..ty], &text[ty..]);
+    let error = ir::Bundle::from_json(edited.as_bytes()).err().expect("the edited bundle is refused").to_string();
+    assert!(error.contains("does not exist"), "{error}");
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(512))]
 

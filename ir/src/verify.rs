@@ -334,18 +334,24 @@ impl<'a> Verifier<'a> {
         let before = self.errors.len();
         let mut facts: Vec<NodeFacts> = Vec::with_capacity(self.c.exprs.len());
         let mut binder: Vec<Option<ExprId>> = vec![None; self.c.locals.len()];
+        // Nodes already reported: their parents are not checked against
+        // them (their types may not even exist).
+        let mut broken = vec![false; self.c.exprs.len()];
         for (i, expr) in self.c.exprs.iter().enumerate() {
             let id = ExprId::from_index(i);
             let path = format!("exprs[{i}] {}", crate::print::op_name(&expr.kind));
-            let mut children_ok = true;
-            expr.kind.for_each_child(|child| children_ok &= child.0 < id.0);
-            if !children_ok {
-                self.error(path, "refers to an expression that does not come before it");
-                facts.push(NodeFacts::default());
-                continue;
-            }
-            if !self.type_ok(expr.ty) {
-                self.error(path, format!("type #{} does not exist", expr.ty.0));
+            let (mut children_ok, mut children_sound) = (true, true);
+            expr.kind.for_each_child(|child| {
+                children_ok &= child.0 < id.0;
+                children_sound &= children_ok && !broken[child.index()];
+            });
+            if !children_ok || !children_sound || !self.type_ok(expr.ty) {
+                if !children_ok {
+                    self.error(path, "refers to an expression that does not come before it");
+                } else if children_sound {
+                    self.error(path, format!("type #{} does not exist", expr.ty.0));
+                }
+                broken[i] = true;
                 facts.push(NodeFacts::default());
                 continue;
             }
