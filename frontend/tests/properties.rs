@@ -113,7 +113,7 @@ fn bundle_loader_reports_a_node_of_a_missing_type() {
     let ty = exprs + text[exprs..].find("\"ty\": ").expect("a node has a type") + "\"ty\": ".len();
     let edited = format!("{}9999{}", &text[..ty], &text[ty..]);
     let error =
-        ir::Bundle::from_json(edited.as_bytes()).err().expect("the edited bundle is refused").to_string();
+        ir::Bundle::from_json(edited.as_bytes()).expect_err("the edited bundle is refused").to_string();
     assert!(error.contains("does not exist"), "{error}");
 }
 
