@@ -219,6 +219,8 @@ fn run_in_process(
         arena: &mut arena,
         addresses: native.addresses.as_ptr(),
         pow10: POW10.as_ptr(),
+        hosts: std::ptr::null(),
+        hosts_len: 0,
     };
     // SAFETY: the entry point was compiled for this program; the context
     // points at live input slots, a zeroed state area of the planned size,
@@ -335,6 +337,8 @@ fn context_layout() -> Vec<String> {
         ("ARENA", NativeCtx::ARENA),
         ("ADDRESSES", NativeCtx::ADDRESSES),
         ("POW10", NativeCtx::POW10),
+        ("HOSTS", NativeCtx::HOSTS),
+        ("HOSTS_LEN", NativeCtx::HOSTS_LEN),
     ];
     fields.iter().map(|(name, value)| format!("-DCTX_{name}={value}")).collect()
 }

@@ -388,7 +388,8 @@ impl Contract {
     pub fn evaluate(&self, request: &Request<'_>) -> Result<Evaluation<'_>, EvaluateError> {
         self.check_request(request)?;
         if let Some(native) = self.native.get() {
-            if let Some(result) = crate::native::run(&self.program, native, &request.context, &request.input)
+            if let Some(result) =
+                crate::native::run(&self.program, native, &self.hosts, &request.context, &request.input)
             {
                 self.native_runs.fetch_add(1, Ordering::Relaxed);
                 return Ok(result);

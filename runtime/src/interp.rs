@@ -19,12 +19,12 @@ mod typed;
 
 use crate::data::RecordRef;
 use crate::error::{EvalError, Fault};
-use crate::host::{HostFn, HostValue};
+use crate::host::{HostFn, call_host, to_host};
 use crate::ops;
 use crate::program::{CmpKind, Node, NodeId, Program};
 use crate::request::Input;
 use crate::result::{EffectResult, ErrorEntry, Evaluation, FindingResult, Owned, Reason, RuleTrace};
-use crate::value::{Schema, Value, list_element, read, render};
+use crate::value::{Schema, Value, read, render};
 
 /// The request-level settings of one evaluation.
 #[derive(Clone, Copy, Debug, Default)]
@@ -638,39 +638,15 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
         })
     }
 
+    /// A call of a host function: the arguments in order, then the call.
     #[inline(never)]
     fn host(&mut self, func: u32, args: &[NodeId]) -> Result<Value<'a>, Fault> {
         let mut values = Vec::with_capacity(args.len());
         for arg in args {
             let value = self.eval(*arg)?;
-            values.push(self.to_host(self.p.contract.exprs[*arg as usize].ty, &value));
+            values.push(to_host(&self.schema, self.p.contract.exprs[*arg as usize].ty, &value));
         }
-        let host = &self.hosts[func as usize];
-        match host.call(&values) {
-            Ok(result) => Ok(from_host(result)),
-            Err(message) => Err(Fault::from(EvalError::Host { name: host.name.clone(), message })),
-        }
-    }
-
-    fn to_host(&self, ty: TypeId, value: &Value<'_>) -> HostValue {
-        match value {
-            Value::Bool(b) => HostValue::Bool(*b),
-            Value::Int(i) => HostValue::Int(*i),
-            Value::Decimal(d) => HostValue::Decimal(*d),
-            Value::Float(f) => HostValue::Float(*f),
-            Value::Timestamp(t) => HostValue::Timestamp(*t),
-            Value::Duration(d) => HostValue::Duration(*d),
-            Value::Str(_) | Value::Text(_) => HostValue::String(value.as_str().to_string()),
-            Value::List(..) | Value::Items(_) => {
-                let element = list_element(&self.schema, ty);
-                HostValue::List(
-                    (0..value.list_len())
-                        .map(|i| self.to_host(element, &value.list_get(&self.p.layouts, element, i)))
-                        .collect(),
-                )
-            }
-            Value::Absent | Value::Record(_) => HostValue::Bool(false),
-        }
+        Ok(call_host(&self.hosts[func as usize], &values)?)
     }
 
     /// An effect value that outlives the request.
@@ -931,19 +907,6 @@ fn combine_values<'a>(policy: Combine, old: &Value<'a>, new: &Value<'a>) -> Resu
             binary(op, old.clone(), new.clone())?
         }
     })
-}
-
-fn from_host(value: HostValue) -> Value<'static> {
-    match value {
-        HostValue::Bool(b) => Value::Bool(b),
-        HostValue::Int(i) => Value::Int(i),
-        HostValue::Decimal(d) => Value::Decimal(d),
-        HostValue::Float(f) => Value::Float(f),
-        HostValue::String(s) => Value::Text(Rc::from(s)),
-        HostValue::Timestamp(t) => Value::Timestamp(t),
-        HostValue::Duration(d) => Value::Duration(d),
-        HostValue::List(items) => Value::Items(items.into_iter().map(from_host).collect()),
-    }
 }
 
 fn int(v: &Value<'_>) -> i64 {

@@ -4,7 +4,8 @@
 //!
 //! - [`NativeCtx`]: what generated code receives: the input slots, a state
 //!   area, the helper table, the request's channel, component and time, an
-//!   [`Arena`] for computed strings and lists, and constant tables;
+//!   [`Arena`] for computed strings and lists, constant tables and the
+//!   contract's host functions;
 //! - [`Helpers`]: the Rust functions generated code calls, reached through
 //!   a table (no relocations); they are thin wrappers over [`crate::ops`]
 //!   and the program's tables, shared with the interpreter, and none lets a
@@ -28,6 +29,7 @@ use ir::{Builtin, DecisionMode, ExprId, ExprKind, TypeId, TypeTable, Verdict};
 use rust_decimal::Decimal;
 
 use crate::data::{RecordRef, Slot, pack_decimal, unpack_decimal};
+use crate::host::{HostFn, HostValue, call_host, to_host};
 use crate::interp::Context;
 use crate::layout::Shape;
 use crate::ops;
@@ -64,6 +66,9 @@ pub struct NativeCtx {
     pub addresses: *const u64,
     /// `10^0 ..= 10^18`, for decimal fast paths.
     pub pow10: *const i64,
+    /// The contract's host functions, in `extern:` order, and how many.
+    pub hosts: *const HostFn,
+    pub hosts_len: u64,
 }
 
 impl NativeCtx {
@@ -78,6 +83,8 @@ impl NativeCtx {
     pub const ARENA: i32 = 56;
     pub const ADDRESSES: i32 = 64;
     pub const POW10: i32 = 72;
+    pub const HOSTS: i32 = 80;
+    pub const HOSTS_LEN: i32 = 88;
 }
 
 /// Powers of ten that fit an `i64`, for [`NativeCtx::pow10`].
@@ -172,6 +179,7 @@ pub trait NativeCompiler: Send + Sync + std::fmt::Debug {
 pub fn run<'p>(
     program: &'p Program,
     native: &NativeProgram,
+    hosts: &[HostFn],
     context: &Context,
     input: &crate::request::Input<'_>,
 ) -> Option<Evaluation<'p>> {
@@ -197,6 +205,8 @@ pub fn run<'p>(
             arena,
             addresses: native.addresses.as_ptr(),
             pow10: POW10.as_ptr(),
+            hosts: hosts.as_ptr(),
+            hosts_len: hosts.len() as u64,
         };
         // SAFETY: the entry point was compiled for this program's layout;
         // the context points at live data for the whole call.
@@ -380,11 +390,12 @@ pub struct Helpers {
     pub str_op: unsafe extern "C" fn(u64, *const u8, u64, *const u8, u64) -> i64,
     pub apply: unsafe extern "C" fn(*mut NativeCtx, u64, u64, u64, u64, u64, *mut u64) -> u32,
     pub alloc_slots: unsafe extern "C" fn(*mut NativeCtx, u64) -> *mut Slot,
+    pub host: unsafe extern "C" fn(*mut NativeCtx, u64, *const u64, *mut u64) -> u32,
 }
 
 impl Helpers {
     /// The byte offset of each helper in the table, by name.
-    pub const INDEX: [&'static str; 14] = [
+    pub const INDEX: [&'static str; 15] = [
         "dec_add",
         "dec_sub",
         "dec_mul",
@@ -399,6 +410,7 @@ impl Helpers {
         "str_op",
         "apply",
         "alloc_slots",
+        "host",
     ];
 
     /// The byte offset of the helper called `name`.
@@ -432,6 +444,7 @@ pub static HELPERS: Helpers = Helpers {
     str_op: h_str_op,
     apply: h_apply,
     alloc_slots: h_alloc_slots,
+    host: h_host,
 };
 
 /// Runs `f`, turning a panic into `fallback`: nothing unwinds into
@@ -658,6 +671,47 @@ unsafe extern "C" fn h_alloc_slots(ctx: *mut NativeCtx, n: u64) -> *mut Slot {
         // SAFETY: generated code passes its own context.
         let arena = unsafe { &mut *(*ctx).arena };
         usize::try_from(n).map_or(std::ptr::null_mut(), |n| arena.slots(n))
+    })
+}
+
+/// Calls the host function of extern call `expr`, whose arguments' words
+/// native code stored at `args` (two words each, in order), and stores
+/// the result's words in `out`. A host function that fails falls back:
+/// the interpreter calls it again and reports the error.
+unsafe extern "C" fn h_host(ctx: *mut NativeCtx, expr: u64, args: *const u64, out: *mut u64) -> u32 {
+    guarded(FALLBACK, || {
+        // SAFETY: generated code passes its own context, whose program,
+        // arena and host functions are live for the whole evaluation.
+        let (program, arena, hosts) = unsafe {
+            let ctx = &*ctx;
+            (&*ctx.program, &mut *ctx.arena, std::slice::from_raw_parts(ctx.hosts, ctx.hosts_len as usize))
+        };
+        let Some(node) = program.contract.exprs.get(expr as usize) else { return FALLBACK };
+        let ExprKind::Extern { func, args: arg_ids } = &node.kind else { return FALLBACK };
+        let Some(host) = hosts.get(func.index()) else { return FALLBACK };
+        let schema = program.schema();
+        let values: Vec<HostValue> = arg_ids
+            .iter()
+            .enumerate()
+            .map(|(k, id)| {
+                let ty = program.contract.expr(*id).ty;
+                // SAFETY: generated code stores two words per argument.
+                let (a, b) = unsafe { (*args.add(2 * k), *args.add(2 * k + 1)) };
+                to_host(&schema, ty, &word_value(program, ty, a, b))
+            })
+            .collect();
+        match call_host(host, &values) {
+            Ok(value) => {
+                let (a, b) = value_words(program, node.ty, &value, arena);
+                // SAFETY: generated code passes two writable words.
+                unsafe {
+                    *out = a;
+                    *out.add(1) = b;
+                }
+                OK
+            }
+            Err(_) => FALLBACK,
+        }
     })
 }
 

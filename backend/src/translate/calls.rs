@@ -105,6 +105,28 @@ impl Translator<'_, '_> {
         }
     }
 
+    /// A host function call: the arguments' words go to a stack slot, and
+    /// the `host` helper calls the engine's function through the
+    /// interpreter's own conversions; a failure falls back.
+    pub(super) fn extern_call(&mut self, id: ExprId, arg_ids: &[ExprId], ty: TypeId) -> NVal {
+        let Ok(size) = u32::try_from(16 * arg_ids.len().max(1)) else { return self.unsupported() };
+        let slot = self.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, size, 3));
+        let mut words = Vec::with_capacity(arg_ids.len());
+        for arg in arg_ids {
+            let v = self.expr(*arg);
+            words.push(self.stored_words(v, self.c.expr(*arg).ty));
+        }
+        let args = self.b.ins().stack_addr(W, slot, 0);
+        for (k, (a, b)) in words.into_iter().enumerate() {
+            let offset = 16 * k as i32;
+            self.b.ins().store(MemFlagsData::trusted(), a, args, offset);
+            self.b.ins().store(MemFlagsData::trusted(), b, args, offset + 8);
+        }
+        let expr = self.iconst(id.index() as i64);
+        let v = self.helper_with_result("host", vec![self.ctx, expr, args]);
+        self.loaded_value(v.a, v.b, ty)
+    }
+
     /// The value of an int constant expression.
     fn constant_int(&self, id: ExprId) -> Option<i64> {
         match &self.program.nodes[id.index()] {

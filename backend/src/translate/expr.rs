@@ -124,8 +124,7 @@ impl Translator<'_, '_> {
             ExprKind::List(items) => self.list_literal(items, ty),
             ExprKind::InList { item, list } => self.in_list(*item, *list),
             ExprKind::Lambda { kind, list, param, body } => self.lambda(*kind, *list, *param, *body, ty),
-            // Host functions live in the engine, out of native code's reach.
-            ExprKind::Extern { .. } => self.unsupported(),
+            ExprKind::Extern { args, .. } => self.extern_call(id, args, ty),
         }
     }
 

@@ -41,6 +41,8 @@ struct NativeCtx {
     void *arena;
     const uint64_t *addresses;
     const int64_t *pow10;
+    const void *hosts;
+    uint64_t hosts_len;
 };
 
 #ifndef CTX_SIZE
@@ -58,6 +60,8 @@ _Static_assert(offsetof(struct NativeCtx, now) == CTX_NOW, "NativeCtx::NOW");
 _Static_assert(offsetof(struct NativeCtx, arena) == CTX_ARENA, "NativeCtx::ARENA");
 _Static_assert(offsetof(struct NativeCtx, addresses) == CTX_ADDRESSES, "NativeCtx::ADDRESSES");
 _Static_assert(offsetof(struct NativeCtx, pow10) == CTX_POW10, "NativeCtx::POW10");
+_Static_assert(offsetof(struct NativeCtx, hosts) == CTX_HOSTS, "NativeCtx::HOSTS");
+_Static_assert(offsetof(struct NativeCtx, hosts_len) == CTX_HOSTS_LEN, "NativeCtx::HOSTS_LEN");
 
 /* runtime::native::POW10: 10^0 ..= 10^18. */
 static const int64_t POW10[19] = {
@@ -141,6 +145,8 @@ int main(void) {
             .arena = NULL,
             .addresses = NULL,
             .pow10 = POW10,
+            .hosts = NULL,
+            .hosts_len = 0,
         };
         uint32_t status = entry(&ctx);
         printf("%" PRIu32, status);
