@@ -1,16 +1,19 @@
 //! Batch evaluation: `rulec eval TARGET --input FILE --channel C`.
 //!
-//! Each line of the input is one bare input record. Lines are read in
-//! chunks, each chunk split among worker threads, and results written in
-//! input order before the next chunk is read: memory stays flat whatever
-//! the input size. A progress bar goes to stderr when it is a terminal.
+//! Each line of the input is one bare input record (NDJSON), or each row
+//! of an Arrow IPC file ([`crate::arrow_input`], which hands the rows on
+//! as the same JSON records). Records are read in chunks, each chunk split
+//! among worker threads, and results written in input order before the
+//! next chunk is read: memory stays flat whatever the input size. A
+//! progress bar goes to stderr when it is a terminal.
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use runtime::{Contract, InvalidInput};
 
+use crate::arrow_input::ArrowRecords;
 use crate::targets::Loaded;
 use crate::{Failure, Outcome};
 
@@ -22,7 +25,7 @@ const CHUNK_LINES: usize = 16 * 1024;
 pub enum InputFormat {
     /// One JSON object per line.
     Ndjson,
-    /// Apache Arrow IPC (not supported yet).
+    /// Apache Arrow IPC, file or stream format (`.arrow`, `.arrows`).
     Arrow,
 }
 
@@ -48,20 +51,12 @@ pub fn run(loaded: &Loaded, settings: &Settings) -> Outcome {
             InputFormat::Ndjson
         },
     );
-    if format == InputFormat::Arrow {
-        return Err(Failure::Usage(
-            "Arrow IPC input is not supported yet: convert the records to NDJSON".into(),
-        ));
-    }
     let channel = settings.channel.as_deref();
     contract.context(channel, None, None).map_err(|e| {
         let messages: Vec<String> = e.details.iter().map(|d| d.message.clone()).collect();
         Failure::Usage(format!("--channel: {}", messages.join("; ")))
     })?;
-    let file = File::open(&settings.input)
-        .map_err(|e| Failure::Usage(format!("cannot read {}: {e}", settings.input.display())))?;
-    let size = file.metadata().map(|m| m.len()).unwrap_or(0);
-    let mut reader = BufReader::with_capacity(1 << 20, file);
+    let mut source = Source::open(&settings.input, format).map_err(Failure::Usage)?;
     let mut writer: Box<dyn Write> = match &settings.output {
         Some(path) => Box::new(BufWriter::with_capacity(
             1 << 20,
@@ -74,28 +69,69 @@ pub fn run(loaded: &Loaded, settings: &Settings) -> Outcome {
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .max(1);
-    let progress =
-        indicatif::ProgressBar::with_draw_target(Some(size), indicatif::ProgressDrawTarget::stderr());
-    progress.set_style(
-        indicatif::ProgressStyle::with_template("{bar:40} {bytes}/{total_bytes} {per_sec} eta {eta}")
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-    );
+    let progress = source.progress_bar();
     let mut all_valid = true;
     let mut lines: Vec<String> = Vec::with_capacity(CHUNK_LINES);
     loop {
-        let read = read_chunk(&mut reader, &mut lines)
-            .map_err(|e| Failure::Usage(format!("cannot read input: {e}")))?;
+        let read = source.next_chunk(&mut lines).map_err(Failure::Usage)?;
         if lines.is_empty() {
             break;
         }
         let (output, valid) = evaluate_chunk(contract, channel, &lines, threads);
         all_valid &= valid;
         writer.write_all(&output).map_err(|e| Failure::Usage(format!("cannot write results: {e}")))?;
-        progress.inc(read as u64);
+        progress.inc(read);
     }
     writer.flush().map_err(|e| Failure::Usage(format!("cannot write results: {e}")))?;
     progress.finish_and_clear();
     if all_valid { Ok(()) } else { Err(Failure::Reported) }
+}
+
+/// Where batch records come from.
+enum Source {
+    /// NDJSON, and the file's size for the progress bar.
+    Lines(BufReader<File>, u64),
+    Arrow(ArrowRecords),
+}
+
+impl Source {
+    fn open(path: &Path, format: InputFormat) -> Result<Source, String> {
+        if format == InputFormat::Arrow {
+            return ArrowRecords::open(path).map(Source::Arrow);
+        }
+        let file = File::open(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let size = file.metadata().map(|m| m.len()).unwrap_or(0);
+        Ok(Source::Lines(BufReader::with_capacity(1 << 20, file), size))
+    }
+
+    /// Replaces `lines` with the next chunk of records (none at the end);
+    /// returns the progress made: bytes of NDJSON, or Arrow rows.
+    fn next_chunk(&mut self, lines: &mut Vec<String>) -> Result<u64, String> {
+        match self {
+            Source::Lines(reader, _) => {
+                read_chunk(reader, lines).map(|n| n as u64).map_err(|e| format!("cannot read input: {e}"))
+            }
+            Source::Arrow(records) => {
+                records.next_chunk(lines, CHUNK_LINES)?;
+                Ok(lines.len() as u64)
+            }
+        }
+    }
+
+    /// Bytes of a file of known size, or a count of records.
+    fn progress_bar(&self) -> indicatif::ProgressBar {
+        let (length, template) = match self {
+            Source::Lines(_, size) => (Some(*size), "{bar:40} {bytes}/{total_bytes} {per_sec} eta {eta}"),
+            Source::Arrow(_) => (None, "{spinner} {human_pos} records {per_sec}"),
+        };
+        let progress =
+            indicatif::ProgressBar::with_draw_target(length, indicatif::ProgressDrawTarget::stderr());
+        progress.set_style(
+            indicatif::ProgressStyle::with_template(template)
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        progress
+    }
 }
 
 /// Reads up to a chunk of lines; returns the bytes read.

@@ -39,7 +39,7 @@ pub struct Args {
     /// Explain each decision: rules applied and fired, conditions and lets.
     #[arg(long, conflicts_with = "input")]
     explain: bool,
-    /// Batch mode: bare input records, one JSON object per line.
+    /// Batch mode: bare input records: NDJSON, or Arrow IPC (`.arrow`, `.arrows`).
     #[arg(long, value_name = "FILE", requires = "channel")]
     input: Option<PathBuf>,
     /// Batch mode: the channel every record comes from.
@@ -51,7 +51,7 @@ pub struct Args {
     /// Batch mode: worker threads (default: the number of cores).
     #[arg(long, requires = "input")]
     threads: Option<usize>,
-    /// Batch mode: the input format (by extension when not given).
+    /// Batch mode: the input format (by extension when not given: `.arrow` and `.arrows` are Arrow IPC).
     #[arg(long, value_enum, requires = "input")]
     input_format: Option<batch::InputFormat>,
 }
