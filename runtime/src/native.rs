@@ -684,7 +684,12 @@ unsafe extern "C" fn h_host(ctx: *mut NativeCtx, expr: u64, args: *const u64, ou
         // arena and host functions are live for the whole evaluation.
         let (program, arena, hosts) = unsafe {
             let ctx = &*ctx;
-            (&*ctx.program, &mut *ctx.arena, std::slice::from_raw_parts(ctx.hosts, ctx.hosts_len as usize))
+            let hosts: &[HostFn] = if ctx.hosts.is_null() {
+                &[]
+            } else {
+                std::slice::from_raw_parts(ctx.hosts, ctx.hosts_len as usize)
+            };
+            (&*ctx.program, &mut *ctx.arena, hosts)
         };
         let Some(node) = program.contract.exprs.get(expr as usize) else { return FALLBACK };
         let ExprKind::Extern { func, args: arg_ids } = &node.kind else { return FALLBACK };
