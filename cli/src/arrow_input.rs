@@ -9,6 +9,10 @@
 //! instants (a column without a time zone is read as UTC), durations keep
 //! their unit. A type with no counterpart in contracts (binary, intervals,
 //! maps, unions) is refused when the file is opened, naming the column.
+//!
+//! The Arrow reader can panic on malformed files (an offset past a
+//! buffer's end); every call into it runs under [`contained`], so a
+//! damaged file is an error message, never a crash.
 
 use std::fs::File;
 use std::io::{BufReader, Read, Seek, SeekFrom};
@@ -34,7 +38,8 @@ pub struct ArrowRecords {
     batches: Batches,
     /// The batch being read, and its next row.
     current: Option<(RecordBatch, usize)>,
-    /// Batches read so far, for error messages.
+    /// The file and the batches read so far, for error messages.
+    path: String,
     batch_number: usize,
 }
 
@@ -42,6 +47,10 @@ impl ArrowRecords {
     /// Opens `path` (IPC file or stream format, told apart by its first
     /// bytes) and checks that every column has a type contracts can read.
     pub fn open(path: &Path) -> Result<ArrowRecords, String> {
+        contained(&path.display().to_string(), || ArrowRecords::open_file(path))
+    }
+
+    fn open_file(path: &Path) -> Result<ArrowRecords, String> {
         let shown = path.display();
         let mut file = File::open(path).map_err(|e| format!("cannot read {shown}: {e}"))?;
         let mut magic = [0u8; 6];
@@ -57,12 +66,17 @@ impl ArrowRecords {
             (reader.schema(), Box::new(reader))
         };
         check_schema(&schema).map_err(|e| format!("{shown}: {e}"))?;
-        Ok(ArrowRecords { batches, current: None, batch_number: 0 })
+        Ok(ArrowRecords { batches, current: None, path: shown.to_string(), batch_number: 0 })
     }
 
     /// Replaces `lines` with up to `max` records, one JSON object each;
     /// empty at the end of the file.
     pub fn next_chunk(&mut self, lines: &mut Vec<String>, max: usize) -> Result<(), String> {
+        let batch = format!("{}, record batch {}", self.path, self.batch_number + 1);
+        contained(&batch, || self.read_chunk(lines, max))
+    }
+
+    fn read_chunk(&mut self, lines: &mut Vec<String>, max: usize) -> Result<(), String> {
         lines.clear();
         while lines.len() < max {
             let Some((batch, row)) = &mut self.current else {
@@ -73,7 +87,9 @@ impl ArrowRecords {
                         self.current = Some((batch, 0));
                         continue;
                     }
-                    Some(Err(e)) => return Err(format!("record batch {}: {e}", self.batch_number + 1)),
+                    Some(Err(e)) => {
+                        return Err(format!("{}, record batch {}: {e}", self.path, self.batch_number + 1));
+                    }
                 }
             };
             let end = batch.num_rows().min(*row + (max - lines.len()));
@@ -85,6 +101,23 @@ impl ArrowRecords {
         }
         Ok(())
     }
+}
+
+/// Runs `f`, turning a panic inside the Arrow reader into an error about
+/// `what`; the panic message is not printed.
+fn contained<T>(what: &str, f: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    std::panic::set_hook(hook);
+    result.unwrap_or_else(|payload| {
+        let reason = payload
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| payload.downcast_ref::<&str>().copied())
+            .unwrap_or("malformed data");
+        Err(format!("{what}: not a readable Arrow IPC file: {reason}"))
+    })
 }
 
 /// Refuses a schema with a column of a type contracts cannot read.
