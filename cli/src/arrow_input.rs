@@ -7,8 +7,9 @@
 //! fields by name; a null is an absent field; nested structs and lists map
 //! to records and lists. Decimals keep their exact digits, timestamps are
 //! instants (a column without a time zone is read as UTC), durations keep
-//! their unit. A type with no counterpart in contracts (binary, intervals,
-//! maps, unions) is refused when the file is opened, naming the column.
+//! their unit. A type with no counterpart in contracts (binary, dates,
+//! intervals, maps, unions) is refused when the file is opened, naming the
+//! column.
 //!
 //! The Arrow reader can panic on malformed files (an offset past a
 //! buffer's end); every call into it runs under [`contained`], so a
