@@ -23,7 +23,7 @@ use crate::host::{HostFn, call_host, to_host};
 use crate::ops;
 use crate::program::{CmpKind, Node, NodeId, Program};
 use crate::request::Input;
-use crate::result::{EffectResult, ErrorEntry, Evaluation, FindingResult, Owned, Reason, RuleTrace};
+use crate::result::{EffectResult, ErrorEntry, Evaluation, Outcomes, Owned, RuleTrace};
 use crate::value::{Schema, Value, read, render};
 
 /// The request-level settings of one evaluation.
@@ -82,9 +82,7 @@ struct RuleDone {
 /// What the rules produced so far, in rule order.
 #[derive(Default)]
 struct Tally<'p> {
-    deny: Vec<Reason<'p>>,
-    allow: Vec<Reason<'p>>,
-    findings: Vec<FindingResult<'p>>,
+    outcomes: Outcomes<'p>,
     /// An error under `on_error: deny`.
     failed_closed: bool,
     /// The verdict of the rule that decided, under first-match.
@@ -352,36 +350,13 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
         pending.clear();
         self.scratch.pending = pending;
         outcome?;
-        if let (Some(message), Some(v)) = (message, &rule.verdict) {
-            let reasons = if v.verdict == Verdict::Deny { &mut tally.deny } else { &mut tally.allow };
-            reasons.push(Reason { rule: &rule.name, outcome: v.verdict, message });
-        }
-        if let (Some(message), Some(f)) = (finding, &rule.finding) {
-            tally.findings.push(FindingResult {
-                rule: &rule.name,
-                code: &f.code,
-                severity: f.severity.name(),
-                message,
-            });
-        }
+        tally.outcomes.add(rule, message, finding);
         Ok(())
     }
 
     /// Builds the result from the tally and the combined effects.
     fn result(&mut self, tally: Tally<'p>) -> Evaluation<'p> {
         let c: &'p ir::Contract = &self.p.contract;
-        let decision = match tally.decided {
-            Some(verdict) => verdict,
-            None if tally.failed_closed || !tally.deny.is_empty() => Verdict::Deny,
-            None if !tally.allow.is_empty() => Verdict::Allow,
-            None => c.default,
-        };
-        // The reasons are the fired rules of the winning verdict: none when
-        // the default or a failure decided.
-        let reasons = match decision {
-            Verdict::Deny => tally.deny,
-            Verdict::Allow => tally.allow,
-        };
         let mut effects = Vec::new();
         for (i, value) in self.scratch.effects.iter().enumerate() {
             if let Some(v) = value {
@@ -390,15 +365,7 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
             }
         }
         let errors = std::mem::take(&mut self.errors);
-        Evaluation {
-            contract: &c.name,
-            version: &c.version,
-            decision,
-            reasons,
-            findings: tally.findings,
-            effects,
-            errors,
-        }
+        tally.outcomes.evaluation(c, tally.decided, tally.failed_closed, effects, errors)
     }
 
     fn template(&mut self, template: &ir::Template) -> Result<String, Fault> {

@@ -25,7 +25,7 @@
 use std::any::Any;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use ir::{Builtin, DecisionMode, ExprId, ExprKind, TypeId, TypeTable, Verdict};
+use ir::{Builtin, DecisionMode, ExprId, ExprKind, TypeId, TypeTable};
 use rust_decimal::Decimal;
 
 use crate::data::{RecordRef, Slot, pack_decimal, unpack_decimal};
@@ -34,7 +34,7 @@ use crate::interp::Context;
 use crate::layout::Shape;
 use crate::ops;
 use crate::program::Program;
-use crate::result::{EffectResult, Evaluation, FindingResult, Reason};
+use crate::result::{EffectResult, Evaluation, Outcomes};
 use crate::value::{Schema, Value, render};
 
 /// Native code finished; the results are in the state area.
@@ -246,7 +246,7 @@ pub fn finish<'p>(
         0 => None,
         n => c.rules.get(n as usize - 1).and_then(|r| r.verdict.as_ref()).map(|v| v.verdict),
     };
-    let (mut deny, mut allow, mut findings) = (Vec::new(), Vec::new(), Vec::new());
+    let mut outcomes = Outcomes::default();
     for i in fired_rules(&state[layout.fired..], c.rules.len()) {
         let rule = &c.rules[i];
         let mut parts = layout.parts[i].iter();
@@ -263,26 +263,10 @@ pub fn finish<'p>(
             }
             out
         };
-        if let Some(v) = &rule.verdict {
-            let reason = Reason { rule: &rule.name, outcome: v.verdict, message: message(&v.message) };
-            if v.verdict == Verdict::Deny { deny.push(reason) } else { allow.push(reason) }
-        }
-        if let Some(f) = &rule.finding {
-            findings.push(FindingResult {
-                rule: &rule.name,
-                code: &f.code,
-                severity: f.severity.name(),
-                message: message(&f.message),
-            });
-        }
+        let verdict_message = rule.verdict.as_ref().map(|v| message(&v.message));
+        let finding_message = rule.finding.as_ref().map(|f| message(&f.message));
+        outcomes.add(rule, verdict_message, finding_message);
     }
-    let decision = match decided {
-        Some(v) if c.decision == DecisionMode::FirstMatch => v,
-        _ if !deny.is_empty() => Verdict::Deny,
-        _ if !allow.is_empty() => Verdict::Allow,
-        _ => c.default,
-    };
-    let reasons = if decision == Verdict::Deny { deny } else { allow };
     let mut effects = Vec::with_capacity(c.effects.len());
     for (i, effect) in c.effects.iter().enumerate() {
         let at = layout.effects[i];
@@ -294,15 +278,15 @@ pub fn finish<'p>(
             });
         }
     }
-    Evaluation {
-        contract: &c.name,
-        version: &c.version,
-        decision,
-        reasons,
-        findings,
+    // Native code never fails closed: an error falls back to the
+    // interpreter.
+    outcomes.evaluation(
+        c,
+        decided.filter(|_| c.decision == DecisionMode::FirstMatch),
+        false,
         effects,
-        errors: Vec::new(),
-    }
+        Vec::new(),
+    )
 }
 
 /// Appends a message part of type `ty` kept in two words: ints, decimals,

@@ -46,6 +46,69 @@ pub struct EffectResult<'p> {
     pub value: Owned,
 }
 
+/// What the fired rules produced, in rule order. Both engines fill one and
+/// turn it into the result here, so the decision and the reasons cannot
+/// drift apart.
+#[derive(Default, Debug)]
+pub(crate) struct Outcomes<'p> {
+    deny: Vec<Reason<'p>>,
+    allow: Vec<Reason<'p>>,
+    findings: Vec<FindingResult<'p>>,
+}
+
+impl<'p> Outcomes<'p> {
+    /// Adds a fired rule's rendered messages: its verdict's and its
+    /// finding's.
+    pub(crate) fn add(&mut self, rule: &'p ir::Rule, message: Option<String>, finding: Option<String>) {
+        if let (Some(message), Some(v)) = (message, &rule.verdict) {
+            let reasons = if v.verdict == Verdict::Deny { &mut self.deny } else { &mut self.allow };
+            reasons.push(Reason { rule: &rule.name, outcome: v.verdict, message });
+        }
+        if let (Some(message), Some(f)) = (finding, &rule.finding) {
+            self.findings.push(FindingResult {
+                rule: &rule.name,
+                code: &f.code,
+                severity: f.severity.name(),
+                message,
+            });
+        }
+    }
+
+    /// The result. The decision is the verdict of the rule that decided
+    /// under first-match (`decided`), else deny when a denial fired or an
+    /// error failed closed, else allow when an allowance fired, else the
+    /// default; the reasons are the fired rules of the winning verdict
+    /// (none when the default or a failure decided).
+    pub(crate) fn evaluation(
+        self,
+        c: &'p ir::Contract,
+        decided: Option<Verdict>,
+        failed_closed: bool,
+        effects: Vec<EffectResult<'p>>,
+        errors: Vec<ErrorEntry<'p>>,
+    ) -> Evaluation<'p> {
+        let decision = match decided {
+            Some(verdict) => verdict,
+            None if failed_closed || !self.deny.is_empty() => Verdict::Deny,
+            None if !self.allow.is_empty() => Verdict::Allow,
+            None => c.default,
+        };
+        let reasons = match decision {
+            Verdict::Deny => self.deny,
+            Verdict::Allow => self.allow,
+        };
+        Evaluation {
+            contract: &c.name,
+            version: &c.version,
+            decision,
+            reasons,
+            findings: self.findings,
+            effects,
+            errors,
+        }
+    }
+}
+
 /// An evaluation error of a rule.
 #[derive(Clone, PartialEq, Debug)]
 pub struct ErrorEntry<'p> {
