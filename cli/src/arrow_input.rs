@@ -94,7 +94,8 @@ impl ArrowRecords {
                 }
             };
             let end = batch.num_rows().min(*row + (max - lines.len()));
-            lines.extend((*row..end).map(|r| record_json(batch, r)));
+            let (fields, columns) = (batch.schema_ref().fields(), batch.columns());
+            lines.extend((*row..end).map(|r| record_json(fields, columns, r)));
             *row = end;
             if end == batch.num_rows() {
                 self.current = None;
@@ -172,10 +173,10 @@ fn unsupported(path: &str, ty: &DataType) -> String {
     format!("column `{path}` has Arrow type {ty}, which no contract type reads")
 }
 
-/// Row `row` of `batch` as a JSON object.
-fn record_json(batch: &RecordBatch, row: usize) -> String {
+/// Row `row` of a batch's named `columns` as a JSON object.
+fn record_json(fields: &arrow_schema::Fields, columns: &[arrow_array::ArrayRef], row: usize) -> String {
     let mut out = Vec::with_capacity(256);
-    write_object(batch.schema().fields(), batch.columns(), row, &mut out);
+    write_object(fields, columns, row, &mut out);
     String::from_utf8_lossy(&out).into_owned()
 }
 

@@ -183,7 +183,7 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
             hosts,
             input,
             now: context.now,
-            scratch: Scratch::take(c, memoise_all || p.referenced_rules.contains(&true)),
+            scratch: Scratch::take(c, memoise_all || p.any_rule_referenced),
             errors: Vec::new(),
             depth: 0,
             memoise_all,
@@ -466,7 +466,7 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
                 other => other,
             },
             Node::Present(value) => Ok(Value::Bool(!self.eval(*value)?.is_absent())),
-            Node::TableGet { table, key: key_node } if self.is_int(*key_node) => {
+            Node::TableGet { table, key: key_node, int_key: true } => {
                 let key = self.eval_int(*key_node)?;
                 let table = &p.tables[*table as usize];
                 match (table.row_int(key), table.value) {
@@ -474,7 +474,7 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
                     _ => Err(self.missing_key(*key_node, &Value::Int(key), &table.name)),
                 }
             }
-            Node::TableGet { table, key: key_node } => {
+            Node::TableGet { table, key: key_node, int_key: false } => {
                 let key = self.eval(*key_node)?;
                 let table = &p.tables[*table as usize];
                 match (table.row(&key), table.value) {
@@ -501,7 +501,7 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
                 });
                 Ok(Value::Bool(found))
             }
-            Node::Call { func, args } => self.call(id, *func, args),
+            Node::Call { func, args, .. } => self.call(id, *func, args),
             Node::Matches { subject, regex } => {
                 let subject = self.eval(*subject)?;
                 Ok(Value::Bool(p.regexes[*regex as usize].is_match(subject.as_str())))

@@ -5,7 +5,8 @@
 use std::sync::Arc;
 
 use ir::{
-    BinaryOp, Builtin, CmpOp, Const, ExprId, ExprKind, LambdaKind, TableKind, TypeId, TypeKind, UnaryOp,
+    BinaryOp, Builtin, CmpOp, Const, ExprId, ExprKind, LambdaKind, TableKind, TypeId, TypeKind, TypeTable,
+    UnaryOp,
 };
 use rustc_hash::FxHashMap;
 
@@ -120,6 +121,8 @@ pub enum Node {
     TableGet {
         table: u32,
         key: NodeId,
+        /// The key is a plain `int`: looked up without a `Value`.
+        int_key: bool,
     },
     TableHas {
         table: u32,
@@ -139,6 +142,9 @@ pub enum Node {
     Call {
         func: Builtin,
         args: Box<[NodeId]>,
+        /// For a `min` or `max` of two or more arguments of exactly one
+        /// type (not optionals), that type: the typed paths take it.
+        extremum_of: Option<TypeId>,
     },
     Matches {
         subject: NodeId,
@@ -297,8 +303,10 @@ pub struct Program {
     pub nodes: Vec<Node>,
     pub tables: Vec<Table>,
     pub regexes: Vec<Matcher>,
-    /// Whether some expression refers to each rule (`rules.<id>`).
+    /// Whether some expression refers to each rule (`rules.<id>`), and
+    /// to any rule at all.
     pub referenced_rules: Vec<bool>,
+    pub any_rule_referenced: bool,
     /// Field name to index, for records wider than a few fields.
     field_maps: FxHashMap<TypeId, FxHashMap<String, usize>>,
     /// Owns what constant slots point at.
@@ -335,6 +343,7 @@ impl Program {
             })
             .collect();
         let referenced_rules = contract.referenced_rules();
+        let any_rule_referenced = referenced_rules.contains(&true);
         Ok(Program {
             contract,
             layouts,
@@ -342,6 +351,7 @@ impl Program {
             tables,
             regexes,
             referenced_rules,
+            any_rule_referenced,
             field_maps,
             _constants: constants,
         })
@@ -469,6 +479,14 @@ fn const_slot(
     }
 }
 
+/// The one type of a `min` or `max` call's two or more arguments, when
+/// they all have exactly that type.
+fn extremum_of(contract: &ir::Contract, func: Builtin, args: &[ExprId]) -> Option<TypeId> {
+    let first = contract.expr(*args.first()?).ty;
+    let same = args.iter().all(|arg| contract.expr(*arg).ty == first);
+    (matches!(func, Builtin::Min | Builtin::Max) && args.len() >= 2 && same).then_some(first)
+}
+
 /// How values of `ty` compare.
 pub fn cmp_kind(contract: &ir::Contract, ty: TypeId) -> CmpKind {
     match contract.types.kind(ty) {
@@ -520,7 +538,9 @@ fn node(
         ExprKind::Cond { cond, then, otherwise } => Node::Cond(cond.0, then.0, otherwise.0),
         ExprKind::Coalesce { value, default } => Node::Coalesce(value.0, default.0),
         ExprKind::Present(value) => Node::Present(value.0),
-        ExprKind::TableGet { table, key } => Node::TableGet { table: table.0, key: key.0 },
+        ExprKind::TableGet { table, key } => {
+            Node::TableGet { table: table.0, key: key.0, int_key: contract.expr(*key).ty == TypeTable::INT }
+        }
         ExprKind::TableHas { table, key } => Node::TableHas { table: table.0, key: key.0 },
         ExprKind::Index { list, index } => Node::Index { list: list.0, index: index.0, element: ty },
         ExprKind::InList { item, list } => Node::InList {
@@ -529,7 +549,9 @@ fn node(
             kind: cmp_kind(contract, ty_of(item)),
             element: contract.types.list_element(ty_of(list)).unwrap_or(ty),
         },
-        ExprKind::Call { func, args } => Node::Call { func: *func, args: ids(args) },
+        ExprKind::Call { func, args } => {
+            Node::Call { func: *func, args: ids(args), extremum_of: extremum_of(contract, *func, args) }
+        }
         ExprKind::Matches { subject, regex } => Node::Matches { subject: subject.0, regex: regex.0 },
         ExprKind::Lambda { kind, list, param, body } => {
             Node::Lambda { kind: *kind, list: list.0, param: param.0, body: body.0 }

@@ -120,14 +120,23 @@ pub unsafe fn read_detached<'a>(layouts: &Layouts, ty: TypeId, slot: Slot) -> Va
             Value::Absent
         }
         Shape::Optional { inner } => unsafe { read_detached(layouts, *inner, slot) },
+        Shape::Record { .. } => Value::Absent,
+        primitive => read_primitive(primitive, &slot).unwrap_or(Value::Absent),
+    }
+}
+
+/// A slot of a primitive shape (bool, int, decimal, float, timestamp,
+/// duration) as a value; `None` for the other shapes.
+fn read_primitive(shape: &Shape, slot: &Slot) -> Option<Value<'static>> {
+    Some(match shape {
         Shape::Bool => Value::Bool(slot.as_bool()),
         Shape::Int => Value::Int(slot.as_int()),
         Shape::Decimal => Value::Decimal(slot.as_decimal()),
         Shape::Float => Value::Float(slot.as_float()),
         Shape::Timestamp => Value::Timestamp(slot.as_int()),
         Shape::Duration => Value::Duration(slot.as_int()),
-        Shape::Record { .. } => Value::Absent,
-    }
+        _ => return None,
+    })
 }
 
 /// Reads element `i` of a slot list whose elements have type `element`.
@@ -150,12 +159,6 @@ fn read_scalar<'a>(
     list: impl Fn(usize) -> ListRef<'a>,
 ) -> Value<'a> {
     match shape {
-        Shape::Bool => Value::Bool(slot.as_bool()),
-        Shape::Int => Value::Int(slot.as_int()),
-        Shape::Decimal => Value::Decimal(slot.as_decimal()),
-        Shape::Float => Value::Float(slot.as_float()),
-        Shape::Timestamp => Value::Timestamp(slot.as_int()),
-        Shape::Duration => Value::Duration(slot.as_int()),
         Shape::Str => Value::Str(text()),
         Shape::Optional { inner } => {
             if slot.is_absent() {
@@ -168,6 +171,7 @@ fn read_scalar<'a>(
         }
         // Records and lists are handled by the callers.
         Shape::List { .. } | Shape::Record { .. } => Value::Absent,
+        primitive => read_primitive(primitive, slot).unwrap_or(Value::Absent),
     }
 }
 

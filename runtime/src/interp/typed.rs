@@ -3,7 +3,7 @@
 //! kind a fast path does not handle falls back to the generic evaluator,
 //! so the semantics stay in one place ([`crate::ops`]).
 
-use ir::{BinaryOp, Builtin, TypeId, TypeTable, UnaryOp};
+use ir::{BinaryOp, Builtin, TypeTable, UnaryOp};
 use rust_decimal::Decimal;
 
 use super::{Frame, Memo, truthy};
@@ -88,9 +88,7 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
                 }
             }
             Node::Unary(UnaryOp::IntToDecimal, arg) => Ok(ops::decimal_from_int(self.eval_int(*arg)?)),
-            Node::Call { func: func @ (Builtin::Min | Builtin::Max), args }
-                if self.extremum_of(args, TypeTable::DECIMAL) =>
-            {
+            Node::Call { func, args, extremum_of: Some(TypeTable::DECIMAL) } => {
                 let mut best = self.eval_dec(args[0])?;
                 for arg in &args[1..] {
                     let candidate = self.eval_dec(*arg)?;
@@ -100,7 +98,7 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
                 }
                 return Ok(best);
             }
-            Node::Call { func: func @ (Builtin::Round | Builtin::RoundHalfEven), args }
+            Node::Call { func: func @ (Builtin::Round | Builtin::RoundHalfEven), args, .. }
                 if args.len() == 2 =>
             {
                 let (x, places) = (self.eval_dec(args[0])?, self.eval_int(args[1])?);
@@ -147,9 +145,7 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
                     None => Ok(0),
                 }
             }
-            Node::Call { func: func @ (Builtin::Min | Builtin::Max), args }
-                if self.extremum_of(args, TypeTable::INT) =>
-            {
+            Node::Call { func, args, extremum_of: Some(TypeTable::INT) } => {
                 let mut best = self.eval_int(args[0])?;
                 for arg in &args[1..] {
                     let candidate = self.eval_int(*arg)?;
@@ -164,17 +160,6 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
                 _ => Ok(0),
             },
         }
-    }
-
-    /// Whether node `id` has type `int` (not an optional of it).
-    pub(super) fn is_int(&self, id: NodeId) -> bool {
-        self.p.contract.exprs[id as usize].ty == TypeTable::INT
-    }
-
-    /// Whether `args` are the two or more arguments of a `min` or `max`
-    /// on values of type `ty` (not optionals of it).
-    fn extremum_of(&self, args: &[NodeId], ty: TypeId) -> bool {
-        args.len() >= 2 && args.iter().all(|arg| self.p.contract.exprs[*arg as usize].ty == ty)
     }
 
     /// A let's value when it is already computed (every use after the
