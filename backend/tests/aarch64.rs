@@ -221,6 +221,7 @@ fn run_in_process(
         pow10: POW10.as_ptr(),
         hosts: std::ptr::null(),
         hosts_len: 0,
+        stack_floor: 0,
     };
     // SAFETY: the entry point was compiled for this program; the context
     // points at live input slots, a zeroed state area of the planned size,
@@ -339,6 +340,7 @@ fn context_layout() -> Vec<String> {
         ("POW10", NativeCtx::POW10),
         ("HOSTS", NativeCtx::HOSTS),
         ("HOSTS_LEN", NativeCtx::HOSTS_LEN),
+        ("STACK_FLOOR", NativeCtx::STACK_FLOOR),
     ];
     fields.iter().map(|(name, value)| format!("-DCTX_{name}={value}")).collect()
 }

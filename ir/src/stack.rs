@@ -15,3 +15,21 @@ const GROWTH: usize = 2 * 1024 * 1024;
 pub fn guard<R>(f: impl FnOnce() -> R) -> R {
     stacker::maybe_grow(RED_ZONE, GROWTH, f)
 }
+
+/// The stack address below which [`guard`] would grow the stack: a hot
+/// recursive pass compares [`here`] with it instead of calling [`guard`]
+/// at every level. `usize::MAX` (always guard) where the stack's size is
+/// unknown.
+pub fn floor() -> usize {
+    match stacker::remaining_stack() {
+        Some(remaining) => here().saturating_sub(remaining.saturating_sub(RED_ZONE)),
+        None => usize::MAX,
+    }
+}
+
+/// About where the stack is now: the address of a local of the caller.
+#[inline(always)]
+pub fn here() -> usize {
+    let marker = 0u8;
+    std::ptr::addr_of!(marker) as usize
+}

@@ -6,7 +6,9 @@
 //! become [`Fault`]s, which `??` may catch (a missing key or index) and
 //! which otherwise become the rule's entry in `errors`.
 
+use std::cell::Cell;
 use std::cmp::Ordering;
+use std::mem::ManuallyDrop;
 use std::rc::Rc;
 
 use ir::{
@@ -106,9 +108,8 @@ impl<'a> Scratch<'a> {
     /// Takes this thread's scratch (or a fresh one when it is in use, by a
     /// host function evaluating another contract) sized for `c`, with a
     /// memo for every rule when `rule_memos`.
-    fn take(c: &ir::Contract, rule_memos: bool) -> Scratch<'a> {
-        let mut scratch: Scratch<'a> = SCRATCH
-            .with(|cell| cell.try_borrow_mut().map(|mut s| std::mem::take(&mut *s)).unwrap_or_default());
+    fn take(c: &ir::Contract, rule_memos: bool) -> Box<Scratch<'a>> {
+        let mut scratch: Box<Scratch<'a>> = SCRATCH.with(Cell::take).unwrap_or_default();
         scratch.lets.resize_with(c.lets.len(), || Memo::Todo);
         if rule_memos {
             scratch.rules.resize_with(c.rules.len(), || Memo::Todo);
@@ -119,7 +120,7 @@ impl<'a> Scratch<'a> {
     }
 
     /// Empties the scratch and gives its memory back to the thread.
-    fn recycle(mut self) {
+    fn recycle(mut self: Box<Self>) {
         self.lets.clear();
         self.rules.clear();
         self.rule_effects.clear();
@@ -129,17 +130,16 @@ impl<'a> Scratch<'a> {
         // SAFETY: every vector is empty, so no value borrowing for `'a`
         // remains: only the allocations are kept, and `Scratch<'a>` and
         // `Scratch<'static>` have the same layout.
-        let empty: Scratch<'static> = unsafe { std::mem::transmute::<Scratch<'a>, Scratch<'static>>(self) };
-        SCRATCH.with(|cell| {
-            if let Ok(mut slot) = cell.try_borrow_mut() {
-                *slot = empty;
-            }
-        });
+        let empty = unsafe { std::mem::transmute::<Box<Scratch<'a>>, Box<Scratch<'static>>>(self) };
+        SCRATCH.with(|cell| cell.set(Some(empty)));
     }
 }
 
 thread_local! {
-    static SCRATCH: std::cell::RefCell<Scratch<'static>> = std::cell::RefCell::default();
+    /// The thread's idle scratch: taken by an evaluation (a nested one, by
+    /// a host function, finds none and makes its own) and given back after.
+    /// Boxed, so taking and giving back move one pointer.
+    static SCRATCH: Cell<Option<Box<Scratch<'static>>>> = const { Cell::new(None) };
 }
 
 /// One evaluation: `'p` is the program's lifetime (names in the result),
@@ -150,10 +150,13 @@ struct Frame<'p, 'a> {
     hosts: &'p [HostFn],
     input: RecordRef<'a>,
     now: Option<i64>,
-    scratch: Scratch<'a>,
+    /// Given back to the thread when the frame drops.
+    scratch: ManuallyDrop<Box<Scratch<'a>>>,
     /// The result's errors, one per failing let or rule.
     errors: Vec<ErrorEntry<'p>>,
-    depth: u32,
+    /// Below this stack address, nested evaluation grows the stack
+    /// first (`ir::stack::floor`).
+    stack_floor: usize,
     /// Keep every rule's outcome in its memo (for `--explain`), not only
     /// those of the rules some expression refers to.
     memoise_all: bool,
@@ -161,12 +164,10 @@ struct Frame<'p, 'a> {
 
 impl Drop for Frame<'_, '_> {
     fn drop(&mut self) {
-        std::mem::take(&mut self.scratch).recycle();
+        // SAFETY: `drop` runs once, and nothing uses the scratch after it.
+        unsafe { ManuallyDrop::take(&mut self.scratch) }.recycle();
     }
 }
-
-/// Grow the stack (if needed) every this many nested nodes.
-const STACK_CHECK_EVERY: u32 = 32;
 
 impl<'p: 'a, 'a> Frame<'p, 'a> {
     fn new(
@@ -183,9 +184,9 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
             hosts,
             input,
             now: context.now,
-            scratch: Scratch::take(c, memoise_all || p.any_rule_referenced),
+            scratch: ManuallyDrop::new(Scratch::take(c, memoise_all || p.any_rule_referenced)),
             errors: Vec::new(),
-            depth: 0,
+            stack_floor: ir::stack::floor(),
             memoise_all,
         }
     }
@@ -417,15 +418,23 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
         self.nested(|frame| frame.eval_node(id))
     }
 
-    /// Runs one level of nested evaluation, growing the stack every few
-    /// levels so no expression can overflow it.
+    /// Runs one level of nested evaluation, growing the stack first when
+    /// little is left, so no expression can overflow it.
     #[inline(always)]
     fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
-        self.depth += 1;
-        let result =
-            if self.depth.is_multiple_of(STACK_CHECK_EVERY) { ir::stack::guard(|| f(self)) } else { f(self) };
-        self.depth -= 1;
-        result
+        if ir::stack::here() < self.stack_floor { self.grown(f) } else { f(self) }
+    }
+
+    /// Runs `f` on a fresh stack segment, with that segment's floor.
+    #[cold]
+    #[inline(never)]
+    fn grown<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
+        ir::stack::guard(|| {
+            let outer = std::mem::replace(&mut self.stack_floor, ir::stack::floor());
+            let result = f(self);
+            self.stack_floor = outer;
+            result
+        })
     }
 
     fn eval_node(&mut self, id: NodeId) -> Result<Value<'a>, Fault> {

@@ -69,6 +69,11 @@ pub struct NativeCtx {
     /// The contract's host functions, in `extern:` order, and how many.
     pub hosts: *const HostFn,
     pub hosts_len: u64,
+    /// The stack address below which a let's or a rule's function falls
+    /// back instead of going deeper (`ir::stack::floor`): a long chain of
+    /// lets nests one native call per let, and the interpreter, which
+    /// grows its stack, takes over. 0 never falls back.
+    pub stack_floor: u64,
 }
 
 impl NativeCtx {
@@ -85,7 +90,33 @@ impl NativeCtx {
     pub const POW10: i32 = 72;
     pub const HOSTS: i32 = 80;
     pub const HOSTS_LEN: i32 = 88;
+    pub const STACK_FLOOR: i32 = 96;
 }
+
+// The offsets above are the struct's: checked when this compiles.
+const _: () = {
+    use std::mem::offset_of;
+    let fields = [
+        (offset_of!(NativeCtx, input), NativeCtx::INPUT),
+        (offset_of!(NativeCtx, state), NativeCtx::STATE),
+        (offset_of!(NativeCtx, helpers), NativeCtx::HELPERS),
+        (offset_of!(NativeCtx, program), NativeCtx::PROGRAM),
+        (offset_of!(NativeCtx, channel_bit), NativeCtx::CHANNEL_BIT),
+        (offset_of!(NativeCtx, component), NativeCtx::COMPONENT),
+        (offset_of!(NativeCtx, now), NativeCtx::NOW),
+        (offset_of!(NativeCtx, arena), NativeCtx::ARENA),
+        (offset_of!(NativeCtx, addresses), NativeCtx::ADDRESSES),
+        (offset_of!(NativeCtx, pow10), NativeCtx::POW10),
+        (offset_of!(NativeCtx, hosts), NativeCtx::HOSTS),
+        (offset_of!(NativeCtx, hosts_len), NativeCtx::HOSTS_LEN),
+        (offset_of!(NativeCtx, stack_floor), NativeCtx::STACK_FLOOR),
+    ];
+    let mut i = 0;
+    while i < fields.len() {
+        assert!(fields[i].0 == fields[i].1 as usize, "a NativeCtx offset is wrong");
+        i += 1;
+    }
+};
 
 /// Powers of ten that fit an `i64`, for [`NativeCtx::pow10`].
 pub static POW10: [i64; 19] = {
@@ -207,6 +238,7 @@ pub fn run<'p>(
             pow10: POW10.as_ptr(),
             hosts: hosts.as_ptr(),
             hosts_len: hosts.len() as u64,
+            stack_floor: ir::stack::floor() as u64,
         };
         // SAFETY: the entry point was compiled for this program's layout;
         // the context points at live data for the whole call.

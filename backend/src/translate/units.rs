@@ -7,6 +7,7 @@ impl Translator<'_, '_> {
     // ----- units -----
 
     pub(super) fn let_body(&mut self, i: usize) {
+        self.check_stack();
         let l = &self.c.lets[i];
         let v = self.expr(l.value);
         let (a, b) = self.stored_words(v, l.ty);
@@ -29,6 +30,7 @@ impl Translator<'_, '_> {
     /// A referenced rule's function: computes it once (memo word), for its
     /// own turn or for the first `rules.<id>` that asks.
     pub(super) fn rule_body(&mut self, i: usize) {
+        self.check_stack();
         let memo = self.plan.rules[i];
         let current = self.load_word(memo);
         let (compute, done) = (self.b.create_block(), self.b.create_block());
@@ -46,6 +48,15 @@ impl Translator<'_, '_> {
         let v = self.iconst(RULE_FIRED);
         self.store_word(memo, v);
         self.status(OK);
+    }
+
+    /// Falls back when the stack is below the context's floor: lets and
+    /// referenced rules call each other, one native frame per link.
+    fn check_stack(&mut self) {
+        let sp = self.b.ins().get_stack_pointer(W);
+        let floor = self.ctx_field(NativeCtx::STACK_FLOOR);
+        let ok = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, sp, floor);
+        self.check(ok);
     }
 
     /// Computes rule `i`'s condition and, when it holds, its message and

@@ -43,6 +43,7 @@ struct NativeCtx {
     const int64_t *pow10;
     const void *hosts;
     uint64_t hosts_len;
+    uint64_t stack_floor;
 };
 
 #ifndef CTX_SIZE
@@ -62,6 +63,7 @@ _Static_assert(offsetof(struct NativeCtx, addresses) == CTX_ADDRESSES, "NativeCt
 _Static_assert(offsetof(struct NativeCtx, pow10) == CTX_POW10, "NativeCtx::POW10");
 _Static_assert(offsetof(struct NativeCtx, hosts) == CTX_HOSTS, "NativeCtx::HOSTS");
 _Static_assert(offsetof(struct NativeCtx, hosts_len) == CTX_HOSTS_LEN, "NativeCtx::HOSTS_LEN");
+_Static_assert(offsetof(struct NativeCtx, stack_floor) == CTX_STACK_FLOOR, "NativeCtx::STACK_FLOOR");
 
 /* runtime::native::POW10: 10^0 ..= 10^18. */
 static const int64_t POW10[19] = {
@@ -147,6 +149,7 @@ int main(void) {
             .pow10 = POW10,
             .hosts = NULL,
             .hosts_len = 0,
+            .stack_floor = 0,
         };
         uint32_t status = entry(&ctx);
         printf("%" PRIu32, status);
