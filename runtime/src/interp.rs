@@ -23,7 +23,7 @@ use crate::data::RecordRef;
 use crate::error::{EvalError, Fault};
 use crate::host::{HostFn, call_host, to_host};
 use crate::ops;
-use crate::program::{CmpKind, Node, NodeId, Program};
+use crate::program::{CmpKind, Node, NodeId, Program, ReadKind};
 use crate::request::Input;
 use crate::result::{EffectResult, ErrorEntry, Evaluation, Outcomes, Owned, RuleTrace};
 use crate::value::{Schema, Value, read, render};
@@ -413,9 +413,15 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
         *self.now.get_or_insert_with(ops::clock_now)
     }
 
-    /// Evaluates a node to a value.
+    /// Evaluates a node to a value. The commonest leaves, an input string
+    /// and a computed let, are read here without a trip through the
+    /// evaluator.
     fn eval(&mut self, id: NodeId) -> Result<Value<'a>, Fault> {
-        self.nested(|frame| frame.eval_node(id))
+        match &self.p.nodes[id as usize] {
+            Node::Input { offset, read: ReadKind::Str } => Ok(Value::Str(self.input.str(*offset as usize))),
+            Node::Let(l) if let Memo::Done(v) = &self.scratch.lets[*l as usize] => Ok(v.clone()),
+            _ => self.nested(|frame| frame.eval_node(id)),
+        }
     }
 
     /// Runs one level of nested evaluation, growing the stack first when

@@ -204,10 +204,12 @@ struct FewKey {
 #[inline]
 fn head(text: &str) -> (usize, u64) {
     let bytes = text.as_bytes();
-    let mut word = [0u8; 8];
-    let n = bytes.len().min(8);
-    word[..n].copy_from_slice(&bytes[..n]);
-    (bytes.len(), u64::from_le_bytes(word))
+    let word = match bytes.first_chunk::<8>() {
+        Some(first) => u64::from_le_bytes(*first),
+        // Short keys byte by byte: a `memcpy` call costs more.
+        None => bytes.iter().rev().fold(0, |word, b| word << 8 | u64::from(*b)),
+    };
+    (bytes.len(), word)
 }
 
 /// The row of `key` among `keys`.
