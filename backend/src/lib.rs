@@ -16,6 +16,7 @@ pub mod inspect;
 pub mod plan;
 pub mod translate;
 
+use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 
 use cranelift_codegen::Context;
@@ -148,11 +149,8 @@ pub(crate) fn build_unit(
     context.func.signature = unit_signature(module.isa().default_call_conv());
     context.func.name = UserFuncName::user(0, id.as_u32());
     let func = &mut context.func;
-    let callees = Callees {
-        lets: declared.lets.iter().map(|f| module.declare_func_in_func(*f, func)).collect(),
-        rules: declared.rules.iter().map(|f| f.map(|f| module.declare_func_in_func(f, func))).collect(),
-    };
     let config = module.isa().frontend_config();
+    let callees = Callees { module, lets: &declared.lets, rules: &declared.rules, imported: HashMap::new() };
     translate(program, plan, unit, func, fctx, callees, config);
 }
 

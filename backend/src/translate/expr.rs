@@ -180,7 +180,8 @@ impl Translator<'_, '_> {
         let (compute, done) = (self.b.create_block(), self.b.create_block());
         self.b.ins().brif(flag, done, &[], compute, &[]);
         self.b.switch_to_block(compute);
-        let call = self.b.ins().call(self.callees.lets[i], &[self.ctx]);
+        let function = self.callees.import(self.callees.lets[i], self.b.func);
+        let call = self.b.ins().call(function, &[self.ctx]);
         let status = self.b.inst_results(call)[0];
         let ok = self.b.ins().icmp_imm_s(IntCC::Equal, status, i64::from(OK));
         self.check(ok);

@@ -35,6 +35,7 @@ use cranelift_codegen::ir::{
 };
 use cranelift_codegen::isa::{CallConv, TargetFrontendConfig};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use cranelift_module::{FuncId, Module};
 use ir::{BinaryOp, Builtin, CmpOp, Combine, ExprId, ExprKind, TypeId, TypeTable as T, UnaryOp};
 use runtime::native::{FALLBACK, Helpers, NativeCtx, OK, str_ops};
 use runtime::program::{Node, Program};
@@ -54,12 +55,24 @@ pub enum Unit {
     Entry,
 }
 
-/// The functions of the other units, as a function being built sees them.
-#[derive(Debug)]
-pub struct Callees {
-    pub lets: Vec<FuncRef>,
+/// The functions of the other units, imported into the function being
+/// built on first call: importing all of them into every function made
+/// compiling a contract quadratic in its lets (50,000 chained lets did not
+/// compile in ten minutes).
+pub(crate) struct Callees<'m> {
+    pub module: &'m mut dyn Module,
+    pub lets: &'m [FuncId],
     /// `None` for rules the entry point computes inline.
-    pub rules: Vec<Option<FuncRef>>,
+    pub rules: &'m [Option<FuncId>],
+    pub imported: HashMap<FuncId, FuncRef>,
+}
+
+impl Callees<'_> {
+    /// `callee` as `func` calls it, imported on first use.
+    fn import(&mut self, callee: FuncId, func: &mut Function) -> FuncRef {
+        let module = &mut *self.module;
+        *self.imported.entry(callee).or_insert_with(|| module.declare_func_in_func(callee, func))
+    }
 }
 
 /// The signature of every generated function.
@@ -80,13 +93,13 @@ struct NVal {
 }
 
 /// Builds one function.
-pub fn translate(
-    program: &Program,
-    plan: &Plan,
+pub(crate) fn translate<'a>(
+    program: &'a Program,
+    plan: &'a Plan,
     unit: Unit,
     func: &mut Function,
     fctx: &mut FunctionBuilderContext,
-    callees: Callees,
+    callees: Callees<'a>,
     config: TargetFrontendConfig,
 ) {
     let mut b = FunctionBuilder::new(func, fctx);
@@ -136,7 +149,7 @@ struct Translator<'a, 'f> {
     /// Where a missing key or index goes: the default of the innermost
     /// enclosing `??`, or the fallback when there is none.
     missing: Option<Block>,
-    callees: Callees,
+    callees: Callees<'a>,
     sigs: HashMap<&'static str, SigRef>,
     /// Two words of stack for helpers' results.
     scratch: Option<Value>,

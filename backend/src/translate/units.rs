@@ -90,10 +90,11 @@ impl Translator<'_, '_> {
 
     /// Calls rule `i`'s function; returns whether it fired.
     pub(super) fn call_rule(&mut self, i: usize) -> Value {
-        let Some(function) = self.callees.rules[i] else {
+        let Some(callee) = self.callees.rules[i] else {
             self.unsupported();
             return self.iconst(0);
         };
+        let function = self.callees.import(callee, self.b.func);
         let call = self.b.ins().call(function, &[self.ctx]);
         let status = self.b.inst_results(call)[0];
         let ok = self.b.ins().icmp_imm_s(IntCC::Equal, status, i64::from(OK));
