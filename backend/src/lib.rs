@@ -194,6 +194,7 @@ impl NativeCompiler for Jit {
             layout: plan.layout,
             addresses: plan.addresses.words,
             uses_now: uses_now(&program.contract),
+            checks_stack: plan.checks_stack,
             owner: Box::new(Code { module: Mutex::new(Some(module)) }),
         })
     }

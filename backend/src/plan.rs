@@ -65,7 +65,18 @@ pub struct Plan {
     pub rule_effects: Vec<Vec<usize>>,
     pub words: usize,
     pub addresses: Addresses,
+    /// Whether let and rule functions compare the stack with the
+    /// context's floor: only when their calls can nest deeper than
+    /// [`UNCHECKED_CALL_DEPTH`].
+    pub checks_stack: bool,
 }
+
+/// How deep let and rule functions may call each other without checking
+/// the stack: no deeper than ordinary Rust calls, which rely on the guard
+/// page. A chain of calls visits each such function at most once (the
+/// verifier refuses cycles), so contracts with at most this many lets and
+/// referenced rules need no check.
+pub const UNCHECKED_CALL_DEPTH: usize = 32;
 
 impl Plan {
     pub fn new(program: &Program) -> Plan {
@@ -99,6 +110,8 @@ impl Plan {
             rule_effects,
             words: next,
             addresses: Addresses::new(program),
+            checks_stack: c.lets.len() + c.referenced_rules().iter().filter(|r| **r).count()
+                > UNCHECKED_CALL_DEPTH,
         }
     }
 }

@@ -7,6 +7,7 @@
 
 use std::sync::Arc;
 
+use backend::inspect::{self, Emit};
 use runtime::Engine;
 use runtime::engine::NativeStatus;
 
@@ -76,5 +77,15 @@ fn deep_lets_and_tall_expressions_run_on_a_small_stack() {
         // With room enough, the same chain runs natively to its end.
         assert_eq!(evaluate_on(LARGE_STACK, &native), expected);
         assert_eq!(native.native_counts().0, if native_on_small_stack { 2 } else { 1 });
+    }
+}
+
+#[test]
+fn only_contracts_with_long_call_chains_check_the_stack() {
+    let engine = Engine::builder().jit(runtime::Jit::Off).build();
+    for (lets, checks) in [(3, false), (backend::plan::UNCHECKED_CALL_DEPTH + 1, true)] {
+        let contract = load(&engine, &let_chain(lets));
+        let clif = inspect::emit(contract.program(), "x86_64", Emit::Clif).expect("compiles");
+        assert_eq!(clif.contains("get_stack_pointer"), checks, "{lets} lets:\n{clif}");
     }
 }

@@ -191,6 +191,9 @@ pub struct NativeProgram {
     pub addresses: Vec<u64>,
     /// Whether the code reads `now()` (else the clock is not read).
     pub uses_now: bool,
+    /// Whether the code compares the stack with
+    /// [`NativeCtx::stack_floor`] (else the floor is not computed).
+    pub checks_stack: bool,
     /// Owns the machine code (the JIT module); dropping it frees the code.
     pub owner: Box<dyn Any + Send + Sync>,
 }
@@ -238,7 +241,7 @@ pub fn run<'p>(
             pow10: POW10.as_ptr(),
             hosts: hosts.as_ptr(),
             hosts_len: hosts.len() as u64,
-            stack_floor: ir::stack::floor() as u64,
+            stack_floor: if native.checks_stack { ir::stack::floor() as u64 } else { 0 },
         };
         // SAFETY: the entry point was compiled for this program's layout;
         // the context points at live data for the whole call.

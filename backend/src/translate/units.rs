@@ -51,8 +51,12 @@ impl Translator<'_, '_> {
     }
 
     /// Falls back when the stack is below the context's floor: lets and
-    /// referenced rules call each other, one native frame per link.
+    /// referenced rules call each other, one native frame per link (only
+    /// in contracts where such chains can be long: `Plan::checks_stack`).
     fn check_stack(&mut self) {
+        if !self.plan.checks_stack {
+            return;
+        }
         let sp = self.b.ins().get_stack_pointer(W);
         let floor = self.ctx_field(NativeCtx::STACK_FLOOR);
         let ok = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, sp, floor);
