@@ -117,6 +117,18 @@ fn bundle_loader_reports_a_node_of_a_missing_type() {
     assert!(error.contains("does not exist"), "{error}");
 }
 
+/// A table key repeated in a bundle is refused (the check is linear: a
+/// table of 50,000 keys once took seconds to load).
+#[test]
+fn bundle_loader_refuses_a_repeated_table_key() {
+    let text = String::from_utf8(frontend::compile(TRANSFER).unwrap().to_json()).unwrap();
+    let edited = text.replacen("\"KP\"", "\"IR\"", 1);
+    assert_ne!(edited, text, "the sanctioned set lists KP");
+    let error =
+        ir::Bundle::from_json(edited.as_bytes()).expect_err("the edited bundle is refused").to_string();
+    assert!(error.contains("key \"IR\" appears twice"), "{error}");
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(512))]
 

@@ -32,4 +32,4 @@ pub use contract::*;
 pub use expr::{BinaryOp, Builtin, CmpOp, Expr, ExprKind, LambdaKind, UnaryOp};
 pub use ids::*;
 pub use types::{FieldDef, TypeKind, TypeTable};
-pub use value::Const;
+pub use value::{Const, TableKey};

@@ -35,7 +35,24 @@ pub enum Const {
     Absent,
 }
 
+/// A table's key as a hashable value (keys are ints, strings or enum
+/// values, which are strings), for finding repeated keys in linear time.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub enum TableKey {
+    Int(i64),
+    Str(Box<str>),
+}
+
 impl Const {
+    /// This constant as a table key, when it is an int or a string.
+    pub fn table_key(&self) -> Option<TableKey> {
+        match self {
+            Const::Int(i) => Some(TableKey::Int(*i)),
+            Const::String(s) => Some(TableKey::Str(s.as_str().into())),
+            _ => None,
+        }
+    }
+
     /// Whether this constant is a value of `ty`.
     pub fn has_type(&self, types: &TypeTable, ty: TypeId) -> bool {
         let Some(kind) = types.get(ty) else { return false };

@@ -263,14 +263,13 @@ impl<'a> Verifier<'a> {
                 self.error(&path, "keys must be string, int or an enum");
                 continue;
             }
-            let mut seen_keys: Vec<&Const> = Vec::new();
+            let mut seen_keys = HashSet::new();
             let mut check_key = |v: &mut Self, row: usize, k: &'a Const| {
                 if !k.has_type(&c.types, key) {
                     v.error(&path, format!("row {row}: key {k} is not a {}", c.types.display(key)));
-                } else if seen_keys.contains(&k) {
+                } else if !seen_keys.insert(k.table_key()) {
                     v.error(&path, format!("row {row}: key {k} appears twice"));
                 }
-                seen_keys.push(k);
             };
             match &table.kind {
                 TableKind::Map { value, rows, .. } => {

@@ -354,7 +354,7 @@ impl Checker<'_> {
                     );
                     return None;
                 }
-                let mut seen: Vec<(ir::Const, Span)> = Vec::new();
+                let mut seen = HashMap::new();
                 let mut out = Vec::new();
                 for (k, v) in rows {
                     if v.is_null() {
@@ -388,7 +388,7 @@ impl Checker<'_> {
             }
             TableDeclKind::Set { element, rows } => {
                 let element_ty = self.key_type(element, "a set's element type")?;
-                let mut seen: Vec<(ir::Const, Span)> = Vec::new();
+                let mut seen = HashMap::new();
                 let mut out = Vec::new();
                 for row in rows {
                     if let Some(value) = self.yaml_value(row, element_ty) {
@@ -401,9 +401,8 @@ impl Checker<'_> {
         }
     }
 
-    fn unique_row(&mut self, seen: &mut Vec<(ir::Const, Span)>, key: &ir::Const, span: Span) {
-        if let Some((_, first)) = seen.iter().find(|(k, _)| k == key) {
-            let first = *first;
+    fn unique_row(&mut self, seen: &mut HashMap<Option<ir::TableKey>, Span>, key: &ir::Const, span: Span) {
+        if let Some(&first) = seen.get(&key.table_key()) {
             self.error(
                 Diagnostic::error(
                     codes::DUPLICATE_ROW,
@@ -414,7 +413,7 @@ impl Checker<'_> {
                 .with_label(first, "first row with this key"),
             );
         } else {
-            seen.push((key.clone(), span));
+            seen.insert(key.table_key(), span);
         }
     }
 
