@@ -256,10 +256,15 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
 
     fn compute_rule(&mut self, id: RuleId) -> Result<RuleDone, Fault> {
         let rule: &'p ir::Rule = &self.p.contract.rules[id.index()];
-        let fired = self.eval_bool(rule.when.0)?;
-        if !fired {
+        if !self.eval_bool(rule.when.0)? {
             return Ok(RuleDone::default());
         }
+        self.fired(rule)
+    }
+
+    /// A rule whose condition holds: its messages and effect values.
+    #[inline(never)]
+    fn fired(&mut self, rule: &'p ir::Rule) -> Result<RuleDone, Fault> {
         let message = match &rule.verdict {
             Some(v) => Some(self.template(&v.message)?),
             None => None,
@@ -286,9 +291,14 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
     /// The turn of a rule no expression refers to: computed and committed
     /// at once, without a trip through its memo.
     fn turn(&mut self, id: RuleId, tally: &mut Tally<'p>) -> Result<bool, ()> {
-        match self.compute_rule(id) {
-            Ok(done) if done.fired => self.commit_done(id, done, tally).map(|()| true),
-            Ok(_) => Ok(false),
+        let rule: &'p ir::Rule = &self.p.contract.rules[id.index()];
+        let done = match self.eval_bool(rule.when.0) {
+            Ok(false) => return Ok(false),
+            Ok(true) => self.fired(rule),
+            Err(fault) => Err(fault),
+        };
+        match done {
+            Ok(done) => self.commit_done(id, done, tally).map(|()| true),
             Err(error) => {
                 self.record_error(id, error.error());
                 Err(())
