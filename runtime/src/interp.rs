@@ -26,7 +26,7 @@ use crate::ops;
 use crate::program::{CmpKind, Node, NodeId, Program, ReadKind};
 use crate::request::Input;
 use crate::result::{EffectResult, ErrorEntry, Evaluation, Outcomes, Owned, RuleTrace};
-use crate::value::{Schema, Value, read, render};
+use crate::value::{Schema, Value, read, render, render_template};
 
 /// The request-level settings of one evaluation.
 #[derive(Clone, Copy, Debug, Default)]
@@ -380,17 +380,11 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
     }
 
     fn template(&mut self, template: &ir::Template) -> Result<String, Fault> {
-        let mut out = String::with_capacity(template.capacity_hint());
-        for part in &template.parts {
-            match part {
-                ir::TemplatePart::Text(text) => out.push_str(text),
-                ir::TemplatePart::Expr(id) => {
-                    let value = self.eval(id.0)?;
-                    render(&self.schema, self.p.contract.expr(*id).ty, &value, &mut out);
-                }
-            }
-        }
-        Ok(out)
+        render_template(template, |id, out| {
+            let value = self.eval(id.0)?;
+            render(&self.schema, self.p.contract.expr(id).ty, &value, out);
+            Ok(())
+        })
     }
 
     fn let_value(&mut self, id: u32) -> Result<Value<'a>, Fault> {

@@ -23,6 +23,7 @@
 //! differential testing everywhere else.
 
 use std::any::Any;
+use std::mem::offset_of;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use ir::{Builtin, DecisionMode, ExprId, ExprKind, TypeId, TypeTable};
@@ -35,7 +36,7 @@ use crate::layout::Shape;
 use crate::ops;
 use crate::program::Program;
 use crate::result::{EffectResult, Evaluation, Outcomes};
-use crate::value::{Schema, Value, render};
+use crate::value::{Schema, Value, render, render_template};
 
 /// Native code finished; the results are in the state area.
 pub const OK: u32 = 0;
@@ -76,47 +77,23 @@ pub struct NativeCtx {
     pub stack_floor: u64,
 }
 
+// Byte offsets of the fields, for generated code (the aarch64 cross-check
+// passes them to its C driver, which asserts its own).
 impl NativeCtx {
-    /// Byte offsets of the fields, for generated code.
-    pub const INPUT: i32 = 0;
-    pub const STATE: i32 = 8;
-    pub const HELPERS: i32 = 16;
-    pub const PROGRAM: i32 = 24;
-    pub const CHANNEL_BIT: i32 = 32;
-    pub const COMPONENT: i32 = 40;
-    pub const NOW: i32 = 48;
-    pub const ARENA: i32 = 56;
-    pub const ADDRESSES: i32 = 64;
-    pub const POW10: i32 = 72;
-    pub const HOSTS: i32 = 80;
-    pub const HOSTS_LEN: i32 = 88;
-    pub const STACK_FLOOR: i32 = 96;
+    pub const INPUT: i32 = offset_of!(NativeCtx, input) as i32;
+    pub const STATE: i32 = offset_of!(NativeCtx, state) as i32;
+    pub const HELPERS: i32 = offset_of!(NativeCtx, helpers) as i32;
+    pub const PROGRAM: i32 = offset_of!(NativeCtx, program) as i32;
+    pub const CHANNEL_BIT: i32 = offset_of!(NativeCtx, channel_bit) as i32;
+    pub const COMPONENT: i32 = offset_of!(NativeCtx, component) as i32;
+    pub const NOW: i32 = offset_of!(NativeCtx, now) as i32;
+    pub const ARENA: i32 = offset_of!(NativeCtx, arena) as i32;
+    pub const ADDRESSES: i32 = offset_of!(NativeCtx, addresses) as i32;
+    pub const POW10: i32 = offset_of!(NativeCtx, pow10) as i32;
+    pub const HOSTS: i32 = offset_of!(NativeCtx, hosts) as i32;
+    pub const HOSTS_LEN: i32 = offset_of!(NativeCtx, hosts_len) as i32;
+    pub const STACK_FLOOR: i32 = offset_of!(NativeCtx, stack_floor) as i32;
 }
-
-// The offsets above are the struct's: checked when this compiles.
-const _: () = {
-    use std::mem::offset_of;
-    let fields = [
-        (offset_of!(NativeCtx, input), NativeCtx::INPUT),
-        (offset_of!(NativeCtx, state), NativeCtx::STATE),
-        (offset_of!(NativeCtx, helpers), NativeCtx::HELPERS),
-        (offset_of!(NativeCtx, program), NativeCtx::PROGRAM),
-        (offset_of!(NativeCtx, channel_bit), NativeCtx::CHANNEL_BIT),
-        (offset_of!(NativeCtx, component), NativeCtx::COMPONENT),
-        (offset_of!(NativeCtx, now), NativeCtx::NOW),
-        (offset_of!(NativeCtx, arena), NativeCtx::ARENA),
-        (offset_of!(NativeCtx, addresses), NativeCtx::ADDRESSES),
-        (offset_of!(NativeCtx, pow10), NativeCtx::POW10),
-        (offset_of!(NativeCtx, hosts), NativeCtx::HOSTS),
-        (offset_of!(NativeCtx, hosts_len), NativeCtx::HOSTS_LEN),
-        (offset_of!(NativeCtx, stack_floor), NativeCtx::STACK_FLOOR),
-    ];
-    let mut i = 0;
-    while i < fields.len() {
-        assert!(fields[i].0 == fields[i].1 as usize, "a NativeCtx offset is wrong");
-        i += 1;
-    }
-};
 
 /// Powers of ten that fit an `i64`, for [`NativeCtx::pow10`].
 pub static POW10: [i64; 19] = {
@@ -286,17 +263,12 @@ pub fn finish<'p>(
         let rule = &c.rules[i];
         let mut parts = layout.parts[i].iter();
         let mut message = |template: &ir::Template| {
-            let mut out = String::with_capacity(template.capacity_hint());
-            for part in &template.parts {
-                match part {
-                    ir::TemplatePart::Text(text) => out.push_str(text),
-                    ir::TemplatePart::Expr(id) => {
-                        let at = parts.next().copied().unwrap_or(0);
-                        render_words(program, &schema, c.expr(*id).ty, (state[at], state[at + 1]), &mut out);
-                    }
-                }
-            }
-            out
+            let Ok(message) = render_template(template, |id, out| {
+                let at = parts.next().copied().unwrap_or(0);
+                render_words(program, &schema, c.expr(id).ty, (state[at], state[at + 1]), out);
+                Ok::<(), std::convert::Infallible>(())
+            });
+            message
         };
         let verdict_message = rule.verdict.as_ref().map(|v| message(&v.message));
         let finding_message = rule.finding.as_ref().map(|f| message(&f.message));

@@ -278,6 +278,24 @@ pub fn list_element(schema: &Schema<'_>, ty: TypeId) -> TypeId {
     }
 }
 
+/// Renders a message template: its text, with each interpolated
+/// expression appended by `value`. Both engines render through here; only
+/// where a value comes from differs.
+#[inline(always)]
+pub fn render_template<E>(
+    template: &ir::Template,
+    mut value: impl FnMut(ir::ExprId, &mut String) -> Result<(), E>,
+) -> Result<String, E> {
+    let mut out = String::with_capacity(template.capacity_hint());
+    for part in &template.parts {
+        match part {
+            ir::TemplatePart::Text(text) => out.push_str(text),
+            ir::TemplatePart::Expr(id) => value(*id, &mut out)?,
+        }
+    }
+    Ok(out)
+}
+
 /// Appends a JSON string literal.
 pub fn write_json_str(text: &str, out: &mut Vec<u8>) {
     let _ = serde_json::to_writer(&mut *out, text);
