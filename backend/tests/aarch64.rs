@@ -222,6 +222,9 @@ fn run_in_process(
         hosts: std::ptr::null(),
         hosts_len: 0,
         stack_floor: 0,
+        // As the driver: enough fuel that no loop asks the budget.
+        fuel: i64::MAX / 2,
+        budget: std::ptr::null(),
     };
     // SAFETY: the entry point was compiled for this program; the context
     // points at live input slots, a zeroed state area of the planned size,
@@ -341,6 +344,7 @@ fn context_layout() -> Vec<String> {
         ("HOSTS", NativeCtx::HOSTS),
         ("HOSTS_LEN", NativeCtx::HOSTS_LEN),
         ("STACK_FLOOR", NativeCtx::STACK_FLOOR),
+        ("FUEL", NativeCtx::FUEL),
     ];
     fields.iter().map(|(name, value)| format!("-DCTX_{name}={value}")).collect()
 }

@@ -11,7 +11,7 @@ use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use runtime::{Contract, InvalidInput};
+use runtime::Contract;
 
 use crate::arrow_input::ArrowRecords;
 use crate::targets::Loaded;
@@ -179,7 +179,7 @@ fn evaluate_lines(contract: &Contract, channel: Option<&str>, lines: &[String]) 
             Ok(request) => match contract.evaluate(&request) {
                 Ok(result) => result.write_json(&mut out),
                 Err(e) => {
-                    out.extend_from_slice(&InvalidInput::one("", e.to_string()).to_json());
+                    out.extend_from_slice(&e.to_json());
                     valid = false;
                 }
             },

@@ -29,7 +29,14 @@ pub fn run(loaded: &Loaded, lines: Box<dyn Iterator<Item = std::io::Result<Strin
                 continue;
             }
         };
-        let Ok((result, traces)) = contract.explain(&request) else { continue };
+        let (result, traces) = match contract.explain(&request) {
+            Ok(explained) => explained,
+            Err(e) => {
+                all_valid = false;
+                println!("request {number}: not evaluated\n  {e}\n");
+                continue;
+            }
+        };
         let mut text =
             format!("request {number}: {} {} -> {}\n", contract.name(), contract.version(), result.summary());
         for trace in &traces {

@@ -103,7 +103,7 @@ impl Loaded {
                     true
                 }
                 Err(e) => {
-                    out.extend_from_slice(&InvalidInput::one("", e.to_string()).to_json());
+                    out.extend_from_slice(&e.to_json());
                     false
                 }
             },

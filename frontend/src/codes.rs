@@ -139,7 +139,7 @@ codes! {
     ARITY = "E0505", "wrong number of arguments",
         "A function is called with too many or too few arguments.";
     BAD_REGEX = "E0506", "invalid regex",
-        "The pattern of `matches` must be a string literal that compiles with the engine's limits: at most 4096 bytes, 64 levels of nesting and 10 MiB compiled.";
+        "The pattern of `matches` must be a string literal that compiles with the engine's limits: at most 4096 bytes, 64 levels of nesting and 256 KiB compiled (matching costs up to the compiled size per byte of the subject, so this bounds the slowest match).";
     NOT_OPTIONAL = "E0507", "value is never absent",
         "`??` needs an optional value, a table lookup or a list index on its left; `has` needs an optional value.";
     LAMBDA_MISUSE = "E0508", "lambda misplaced",

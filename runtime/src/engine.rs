@@ -17,12 +17,14 @@
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
+use std::time::Duration;
 
 use ir::{Bundle, ChannelId, ComponentId};
 
+use crate::budget::{Budget, Limit, OutOfTime};
 use crate::host::{HostFn, HostValue, Signature, matches_type};
 use crate::interp::{self, Context};
-use crate::native::{NativeCompiler, NativeProgram};
+use crate::native::{NativeCompiler, NativeProgram, NativeRun};
 use crate::program::Program;
 use crate::request::{Envelope, Input, InvalidInput};
 use crate::result::{Evaluation, RuleTrace};
@@ -49,11 +51,18 @@ pub struct EngineBuilder {
     hosts: Vec<HostFn>,
     native: Option<Arc<dyn NativeCompiler>>,
     hot_after: u64,
+    timeout: Option<Duration>,
 }
 
 impl Default for EngineBuilder {
     fn default() -> Self {
-        EngineBuilder { jit: Jit::default(), hosts: Vec::new(), native: None, hot_after: DEFAULT_HOT_AFTER }
+        EngineBuilder {
+            jit: Jit::default(),
+            hosts: Vec::new(),
+            native: None,
+            hot_after: DEFAULT_HOT_AFTER,
+            timeout: None,
+        }
     }
 }
 
@@ -76,6 +85,14 @@ impl EngineBuilder {
         self
     }
 
+    /// How long one evaluation may run (none by default): past it, it
+    /// stops with [`EvaluateError::OutOfTime`] on either engine. A
+    /// request's own [`Context::limit`] (the server's deadline) wins.
+    pub fn timeout(mut self, timeout: Option<Duration>) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
     /// Registers a host function under `name` with `signature`
     /// (`"(string) -> decimal"`).
     pub fn host_function(
@@ -91,17 +108,25 @@ impl EngineBuilder {
     }
 
     pub fn build(self) -> Engine {
-        Engine { jit: self.jit, hosts: self.hosts, native: self.native, hot_after: self.hot_after }
+        Engine {
+            jit: self.jit,
+            hosts: self.hosts,
+            native: self.native,
+            hot_after: self.hot_after,
+            timeout: self.timeout,
+        }
     }
 }
 
-/// Loads contracts with a fixed set of host functions and JIT policy.
+/// Loads contracts with a fixed set of host functions, JIT policy and
+/// time limit.
 #[derive(Debug, Default)]
 pub struct Engine {
     jit: Jit,
     hosts: Vec<HostFn>,
     native: Option<Arc<dyn NativeCompiler>>,
     hot_after: u64,
+    timeout: Option<Duration>,
 }
 
 /// Why a bundle could not be loaded into an engine.
@@ -123,6 +148,31 @@ impl std::error::Error for LoadError {}
 pub enum EvaluateError {
     /// The request was validated for another contract.
     WrongContract { expected: String },
+    /// The evaluation ran past its time limit and was stopped.
+    OutOfTime { millis: u128 },
+}
+
+impl EvaluateError {
+    /// The result line of an evaluation that did not finish:
+    /// `{"error":{"kind":"timeout","message":...}}` when it ran out of
+    /// time, the invalid-input line otherwise.
+    pub fn to_json(&self) -> Vec<u8> {
+        match self {
+            EvaluateError::OutOfTime { .. } => {
+                let mut out = b"{\"error\":{\"kind\":\"timeout\",\"message\":".to_vec();
+                crate::value::write_json_str(&self.to_string(), &mut out);
+                out.extend_from_slice(b"}}");
+                out
+            }
+            EvaluateError::WrongContract { .. } => InvalidInput::one("", self.to_string()).to_json(),
+        }
+    }
+}
+
+impl From<OutOfTime> for EvaluateError {
+    fn from(out: OutOfTime) -> EvaluateError {
+        EvaluateError::OutOfTime { millis: out.millis }
+    }
 }
 
 impl fmt::Display for EvaluateError {
@@ -130,6 +180,9 @@ impl fmt::Display for EvaluateError {
         match self {
             EvaluateError::WrongContract { expected } => {
                 write!(f, "the request was validated for another contract than `{expected}`")
+            }
+            EvaluateError::OutOfTime { millis } => {
+                write!(f, "the evaluation was stopped: it passed its time limit of {millis} ms")
             }
         }
     }
@@ -191,6 +244,7 @@ impl Engine {
             compiler,
             jit: self.jit,
             hot_after: self.hot_after,
+            timeout: self.timeout,
             evaluations: AtomicU64::new(0),
             native_runs: AtomicU64::new(0),
             fallbacks: AtomicU64::new(0),
@@ -233,6 +287,8 @@ pub struct Contract {
     compiler: Option<Arc<dyn NativeCompiler>>,
     jit: Jit,
     hot_after: u64,
+    /// The engine's limit of one evaluation.
+    timeout: Option<Duration>,
     evaluations: AtomicU64,
     /// Evaluations native code finished, and those it handed back.
     native_runs: AtomicU64,
@@ -373,7 +429,7 @@ impl Contract {
         if !details.is_empty() {
             return Err(InvalidInput { details });
         }
-        Ok(Context { channel, component, now })
+        Ok(Context { channel, component, now, limit: self.timeout.map(Limit::After) })
     }
 
     fn check_request(&self, request: &Request<'_>) -> Result<(), EvaluateError> {
@@ -387,27 +443,33 @@ impl Contract {
     /// Evaluates a validated request, natively when native code is ready.
     pub fn evaluate(&self, request: &Request<'_>) -> Result<Evaluation<'_>, EvaluateError> {
         self.check_request(request)?;
+        let budget = Budget::new(request.context.limit);
         if let Some(native) = self.native.get() {
-            if let Some(result) =
-                crate::native::run(&self.program, native, &self.hosts, &request.context, &request.input)
-            {
-                self.native_runs.fetch_add(1, Ordering::Relaxed);
-                return Ok(result);
+            let (context, input) = (&request.context, &request.input);
+            match crate::native::run(&self.program, native, &self.hosts, context, input, &budget) {
+                NativeRun::Done(result) => {
+                    self.native_runs.fetch_add(1, Ordering::Relaxed);
+                    return Ok(result);
+                }
+                NativeRun::OutOfTime(out) => return Err(out.into()),
+                NativeRun::Fallback => {
+                    self.fallbacks.fetch_add(1, Ordering::Relaxed);
+                }
             }
-            self.fallbacks.fetch_add(1, Ordering::Relaxed);
         } else if self.jit == Jit::Auto && self.compiler.is_some() {
             let count = self.evaluations.fetch_add(1, Ordering::Relaxed) + 1;
             if count == self.hot_after {
                 self.compile_in_background();
             }
         }
-        Ok(interp::evaluate(&self.program, &self.hosts, &request.context, &request.input))
+        Ok(interp::evaluate(&self.program, &self.hosts, &request.context, &request.input, &budget)?)
     }
 
     /// Evaluates with the interpreter only, whatever the engine.
     pub fn interpret(&self, request: &Request<'_>) -> Result<Evaluation<'_>, EvaluateError> {
         self.check_request(request)?;
-        Ok(interp::evaluate(&self.program, &self.hosts, &request.context, &request.input))
+        let budget = Budget::new(request.context.limit);
+        Ok(interp::evaluate(&self.program, &self.hosts, &request.context, &request.input, &budget)?)
     }
 
     /// How many evaluations native code finished, and how many it handed
@@ -470,7 +532,8 @@ impl Contract {
     /// Evaluates and traces every rule, for `rulec eval --explain`.
     pub fn explain(&self, request: &Request<'_>) -> Result<(Evaluation<'_>, Vec<RuleTrace>), EvaluateError> {
         self.check_request(request)?;
-        Ok(interp::explain(&self.program, &self.hosts, &request.context, &request.input))
+        let budget = Budget::new(request.context.limit);
+        Ok(interp::explain(&self.program, &self.hosts, &request.context, &request.input, &budget)?)
     }
 
     /// Evaluates many requests in one call, appending results in order.
@@ -494,7 +557,7 @@ impl Contract {
         match self.request(text) {
             Ok(request) => match self.evaluate(&request) {
                 Ok(result) => result.write_json(out),
-                Err(e) => out.extend_from_slice(InvalidInput::one("", e.to_string()).to_json().as_slice()),
+                Err(e) => out.extend_from_slice(&e.to_json()),
             },
             Err(invalid) => out.extend_from_slice(&invalid.to_json()),
         }

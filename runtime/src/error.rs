@@ -62,6 +62,9 @@ pub enum EvalError {
         name: String,
         message: String,
     },
+    /// The evaluation's time budget ran out (`crate::budget`): the whole
+    /// evaluation stops, so this never reaches a result's `errors`.
+    OutOfTime,
     /// An error inside let `id`; the let is where it is listed.
     Let {
         id: u32,
@@ -79,6 +82,7 @@ impl fmt::Display for EvalError {
                 f.write_str(message)
             }
             EvalError::Host { name, message } => write!(f, "host function `{name}` failed: {message}"),
+            EvalError::OutOfTime => f.write_str("the evaluation ran out of time"),
             EvalError::Let { error, .. } => write!(f, "{error}"),
         }
     }

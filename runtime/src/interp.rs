@@ -19,6 +19,7 @@ use rust_decimal::Decimal;
 
 mod typed;
 
+use crate::budget::{Budget, Limit, OutOfTime, string_cost};
 use crate::data::RecordRef;
 use crate::error::{EvalError, Fault};
 use crate::host::{HostFn, call_host, to_host};
@@ -35,16 +36,21 @@ pub struct Context {
     pub component: Option<ComponentId>,
     /// What `now()` returns; the clock when absent.
     pub now: Option<i64>,
+    /// How long the evaluation may run (`crate::budget`); no limit when
+    /// absent. Both engines of one evaluation share one [`Budget`].
+    pub limit: Option<Limit>,
 }
 
-/// Evaluates a request's input and builds its result.
+/// Evaluates a request's input and builds its result; stops when
+/// `budget` runs out.
 pub fn evaluate<'p>(
     program: &'p Program,
     hosts: &'p [HostFn],
     context: &Context,
     input: &Input<'_>,
-) -> Evaluation<'p> {
-    let mut frame = Frame::new(program, hosts, context, input.record(), false);
+    budget: &Budget,
+) -> Result<Evaluation<'p>, OutOfTime> {
+    let mut frame = Frame::new(program, hosts, context, input.record(), false, budget);
     frame.run(context)
 }
 
@@ -54,12 +60,13 @@ pub fn explain<'p>(
     hosts: &'p [HostFn],
     context: &Context,
     input: &Input<'_>,
-) -> (Evaluation<'p>, Vec<RuleTrace>) {
-    let mut frame = Frame::new(program, hosts, context, input.record(), true);
-    let evaluation = frame.run(context);
+    budget: &Budget,
+) -> Result<(Evaluation<'p>, Vec<RuleTrace>), OutOfTime> {
+    let mut frame = Frame::new(program, hosts, context, input.record(), true, budget);
+    let evaluation = frame.run(context)?;
     let traces =
         (0..program.contract.rules.len()).map(|i| frame.trace(context, RuleId::from_index(i))).collect();
-    (evaluation, traces)
+    Ok((evaluation, traces))
 }
 
 /// A let or rule condition's state during one evaluation.
@@ -160,6 +167,9 @@ struct Frame<'p, 'a> {
     /// Keep every rule's outcome in its memo (for `--explain`), not only
     /// those of the rules some expression refers to.
     memoise_all: bool,
+    /// Work left before the budget is asked for more (`crate::budget`).
+    fuel: i64,
+    budget: &'a Budget,
 }
 
 impl Drop for Frame<'_, '_> {
@@ -176,6 +186,7 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
         context: &Context,
         input: RecordRef<'a>,
         memoise_all: bool,
+        budget: &'a Budget,
     ) -> Self {
         let c = &p.contract;
         Frame {
@@ -188,6 +199,34 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
             errors: Vec::new(),
             stack_floor: ir::stack::floor(),
             memoise_all,
+            fuel: crate::budget::FUEL_STEP,
+            budget,
+        }
+    }
+
+    /// Spends `units` of fuel on work that may repeat (a loop's element,
+    /// string work) and stops the evaluation when the budget is spent.
+    #[inline(always)]
+    fn tick(&mut self, units: i64) -> Result<(), Fault> {
+        self.fuel -= units;
+        if self.fuel < 0 { self.refuel() } else { Ok(()) }
+    }
+
+    /// Spends fuel without checking it: the next [`Frame::tick`] does.
+    #[inline(always)]
+    fn charge(&mut self, units: i64) {
+        self.fuel -= units;
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn refuel(&mut self) -> Result<(), Fault> {
+        match self.budget.refuel() {
+            Ok(fuel) => {
+                self.fuel = fuel;
+                Ok(())
+            }
+            Err(_) => Err(EvalError::OutOfTime.into()),
         }
     }
 
@@ -200,11 +239,15 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
         channel_ok && context.component.is_none_or(|component| rule.component == Some(component))
     }
 
-    /// Runs the rules under the contract's decision mode.
-    fn run(&mut self, context: &Context) -> Evaluation<'p> {
+    /// Runs the rules under the contract's decision mode; stops at the
+    /// first rule after the budget ran out.
+    fn run(&mut self, context: &Context) -> Result<Evaluation<'p>, OutOfTime> {
         let c: &'p ir::Contract = &self.p.contract;
         let mut tally = Tally::default();
         for (i, rule) in c.rules.iter().enumerate() {
+            if self.fuel < 0 && self.refuel().is_err() || self.budget.is_exhausted() {
+                return Err(self.budget.out_of_time());
+            }
             if !self.applies(context, rule) {
                 continue;
             }
@@ -226,8 +269,11 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
                 Err(()) => {}
             }
         }
+        if self.budget.is_exhausted() {
+            return Err(self.budget.out_of_time());
+        }
         tally.failed_closed = c.on_error == OnError::Deny && !self.errors.is_empty();
-        self.result(tally)
+        Ok(self.result(tally))
     }
 
     /// Whether a rule fired: its condition holds and its messages and
@@ -472,6 +518,9 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
             }
             Node::Binary(op, lhs, rhs) => {
                 let (l, r) = (self.eval(*lhs)?, self.eval(*rhs)?);
+                if *op == BinaryOp::Concat {
+                    self.charge(work(&l) + work(&r));
+                }
                 binary(*op, l, r).map_err(Fault::from)
             }
             Node::Compare { .. } | Node::And(..) | Node::Or(..) => self.bool_node(id).map(Value::Bool),
@@ -515,6 +564,7 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
             }
             Node::InList { item, list, kind, element } => {
                 let (item, list) = (self.eval(*item)?, self.eval(*list)?);
+                self.tick(list.list_len() as i64)?;
                 let found = (0..list.list_len()).any(|i| {
                     self.compare(*kind, &item, &list.list_get(&p.layouts, *element, i)) == Ordering::Equal
                 });
@@ -523,6 +573,7 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
             Node::Call { func, args, .. } => self.call(id, *func, args),
             Node::Matches { subject, regex } => {
                 let subject = self.eval(*subject)?;
+                self.tick(crate::budget::regex_cost(subject.as_str().len()))?;
                 Ok(Value::Bool(p.regexes[*regex as usize].is_match(subject.as_str())))
             }
             Node::Lambda { kind, list, param, body } => self.lambda(id, *kind, *list, *param, *body),
@@ -586,6 +637,7 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
         let mut count = 0i64;
         let mut sum = zero_of(ty);
         for i in 0..list.list_len() {
+            self.tick(1)?;
             self.scratch.locals[param as usize] = list.list_get(&self.p.layouts, element, i);
             match kind {
                 LambdaKind::Any if self.eval_bool(body)? => return Ok(Value::Bool(true)),
@@ -649,6 +701,7 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
             if i < 2 { values[i] = value } else { extra.push(value) }
         }
         let [a, b] = values;
+        self.charge(work(&a) + work(&b));
         let result = match func {
             Builtin::Min | Builtin::Max => {
                 let mut best = a;
@@ -790,6 +843,16 @@ fn lets_read(c: &ir::Contract, root: ir::ExprId) -> Vec<u32> {
         stack.extend(children);
     }
     out
+}
+
+/// The fuel of work over a value: its bytes for a string, its elements
+/// for a list (rendered, compared, copied), nothing for a scalar.
+fn work(value: &Value<'_>) -> i64 {
+    match value {
+        Value::Str(_) | Value::Text(_) => string_cost(value.as_str().len()),
+        Value::List(..) | Value::Items(_) => value.list_len() as i64,
+        _ => 0,
+    }
 }
 
 fn truthy(value: &Value<'_>) -> bool {

@@ -5,6 +5,7 @@
 //! - [`program`]: a contract prepared for evaluation (slots resolved,
 //!   tables indexed, regexes compiled);
 //! - [`interp`]: the interpreter, the reference semantics;
+//! - [`budget`]: the time budget both engines honour;
 //! - [`ops`]: the semantics of every operator and built-in, shared with
 //!   the JIT so the two engines cannot drift;
 //! - [`result`]: the result and its JSON form;
@@ -13,6 +14,7 @@
 //! This crate depends on `ir` only: never on the compiler front end or on
 //! Cranelift.
 
+pub mod budget;
 pub mod contract_tests;
 pub mod data;
 pub mod decimal;

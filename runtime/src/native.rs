@@ -29,6 +29,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use ir::{Builtin, DecisionMode, ExprId, ExprKind, TypeId, TypeTable};
 use rust_decimal::Decimal;
 
+use crate::budget::{Budget, FUEL_STEP, OutOfTime};
 use crate::data::{RecordRef, Slot, pack_decimal, unpack_decimal};
 use crate::host::{HostFn, HostValue, call_host, to_host};
 use crate::interp::Context;
@@ -75,6 +76,14 @@ pub struct NativeCtx {
     /// lets nests one native call per let, and the interpreter, which
     /// grows its stack, takes over. 0 never falls back.
     pub stack_floor: u64,
+    /// Work left before the budget is asked for more: loops spend one
+    /// unit per element, string work inside a loop one per
+    /// `1 << budget::STRING_SHIFT` bytes, and loops call the `refuel`
+    /// helper when it drops below zero. Work outside loops is not
+    /// counted: it is linear in the contract and the input.
+    pub fuel: i64,
+    /// The evaluation's budget, which `refuel` asks.
+    pub budget: *const Budget,
 }
 
 // Byte offsets of the fields, for generated code (the aarch64 cross-check
@@ -93,6 +102,7 @@ impl NativeCtx {
     pub const HOSTS: i32 = offset_of!(NativeCtx, hosts) as i32;
     pub const HOSTS_LEN: i32 = offset_of!(NativeCtx, hosts_len) as i32;
     pub const STACK_FLOOR: i32 = offset_of!(NativeCtx, stack_floor) as i32;
+    pub const FUEL: i32 = offset_of!(NativeCtx, fuel) as i32;
 }
 
 /// Powers of ten that fit an `i64`, for [`NativeCtx::pow10`].
@@ -186,16 +196,27 @@ pub trait NativeCompiler: Send + Sync + std::fmt::Debug {
     fn compile(&self, program: &Program) -> Result<NativeProgram, String>;
 }
 
-/// Runs native code on a request; `None` when it fell back.
+/// How a run of native code ended.
+#[derive(Debug)]
+pub enum NativeRun<'p> {
+    Done(Evaluation<'p>),
+    /// Native code gave up: the interpreter must evaluate the request.
+    Fallback,
+    /// The budget ran out: the evaluation stops on either engine.
+    OutOfTime(OutOfTime),
+}
+
+/// Runs native code on a request.
 pub fn run<'p>(
     program: &'p Program,
     native: &NativeProgram,
     hosts: &[HostFn],
     context: &Context,
     input: &crate::request::Input<'_>,
-) -> Option<Evaluation<'p>> {
+    budget: &Budget,
+) -> NativeRun<'p> {
     SCRATCH.with(|cell| {
-        let mut scratch = cell.try_borrow_mut().ok()?;
+        let Ok(mut scratch) = cell.try_borrow_mut() else { return NativeRun::Fallback };
         let Scratch { state, arena } = &mut *scratch;
         state.clear();
         state.resize(native.state_words.max(1), 0);
@@ -219,16 +240,21 @@ pub fn run<'p>(
             hosts: hosts.as_ptr(),
             hosts_len: hosts.len() as u64,
             stack_floor: if native.checks_stack { ir::stack::floor() as u64 } else { 0 },
+            fuel: FUEL_STEP,
+            budget,
         };
         // SAFETY: the entry point was compiled for this program's layout;
         // the context points at live data for the whole call.
         let status = unsafe { (native.entry)(&mut ctx) };
+        if budget.is_exhausted() {
+            return NativeRun::OutOfTime(budget.out_of_time());
+        }
         if status != OK {
-            return None;
+            return NativeRun::Fallback;
         }
         // SAFETY: the input outlives the result's construction.
         let record = unsafe { RecordRef::new(input.slots()) };
-        Some(finish(program, native, state, record))
+        NativeRun::Done(finish(program, native, state, record))
     })
 }
 
@@ -382,11 +408,12 @@ pub struct Helpers {
     pub apply: unsafe extern "C" fn(*mut NativeCtx, u64, u64, u64, u64, u64, *mut u64) -> u32,
     pub alloc_slots: unsafe extern "C" fn(*mut NativeCtx, u64) -> *mut Slot,
     pub host: unsafe extern "C" fn(*mut NativeCtx, u64, *const u64, *mut u64) -> u32,
+    pub refuel: unsafe extern "C" fn(*mut NativeCtx) -> u32,
 }
 
 impl Helpers {
     /// The byte offset of each helper in the table, by name.
-    pub const INDEX: [&'static str; 15] = [
+    pub const INDEX: [&'static str; 16] = [
         "dec_add",
         "dec_sub",
         "dec_mul",
@@ -402,6 +429,7 @@ impl Helpers {
         "apply",
         "alloc_slots",
         "host",
+        "refuel",
     ];
 
     /// The byte offset of the helper called `name`.
@@ -436,6 +464,7 @@ pub static HELPERS: Helpers = Helpers {
     apply: h_apply,
     alloc_slots: h_alloc_slots,
     host: h_host,
+    refuel: h_refuel,
 };
 
 /// Runs `f`, turning a panic into `fallback`: nothing unwinds into
@@ -704,6 +733,25 @@ unsafe extern "C" fn h_host(ctx: *mut NativeCtx, expr: u64, args: *const u64, ou
                     *out = a;
                     *out.add(1) = b;
                 }
+                OK
+            }
+            Err(_) => FALLBACK,
+        }
+    })
+}
+
+/// Asks the budget for more fuel when a loop of generated code spent it:
+/// `OK` with `ctx.fuel` refilled, or `FALLBACK` when the budget ran out
+/// (which [`run`] then reports instead of falling back).
+unsafe extern "C" fn h_refuel(ctx: *mut NativeCtx) -> u32 {
+    guarded(FALLBACK, || {
+        // SAFETY: generated code passes its own context, whose budget is
+        // live for the whole evaluation.
+        let ctx = unsafe { &mut *ctx };
+        // SAFETY: as above.
+        match unsafe { &*ctx.budget }.refuel() {
+            Ok(fuel) => {
+                ctx.fuel = fuel;
                 OK
             }
             Err(_) => FALLBACK,

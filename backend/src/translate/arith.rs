@@ -131,6 +131,7 @@ impl Translator<'_, '_> {
                 self.b.ins().icmp_imm_s(int_cc, ordering, 0)
             }
             _ if types.is_stringy(ty) => {
+                self.charge_bytes(l.b, runtime::budget::STRING_SHIFT);
                 if matches!(op, CmpOp::Eq | CmpOp::Ne) {
                     let op_code = self.iconst(str_ops::EQ as i64);
                     let equal = self.helper("str_op", &[op_code, l.a, l.b, r.a, r.b], W);

@@ -1,6 +1,8 @@
 //! Built-in functions: the cheap ones inline, the rest through the shared
 //! helpers.
 
+use runtime::budget::STRING_SHIFT;
+
 use super::*;
 
 impl Translator<'_, '_> {
@@ -74,6 +76,7 @@ impl Translator<'_, '_> {
                 if arg_ty.is_some_and(|t| self.c.types.list_element(t).is_some()) {
                     return self.word(v.b);
                 }
+                self.charge_bytes(v.b, STRING_SHIFT);
                 let op = self.iconst(str_ops::LEN_CHARS as i64);
                 let n = self.helper("str_op", &[op, v.a, v.b, v.a, v.b], W);
                 self.word(n)
@@ -85,6 +88,7 @@ impl Translator<'_, '_> {
                     Builtin::EndsWith => str_ops::ENDS_WITH,
                     _ => str_ops::CONTAINS,
                 };
+                self.charge_bytes(s.b, STRING_SHIFT);
                 let op = self.iconst(code as i64);
                 let hit = self.helper("str_op", &[op, s.a, s.b, part.a, part.b], W);
                 self.word(hit)
@@ -142,6 +146,10 @@ impl Translator<'_, '_> {
         let mut arguments = vec![self.ctx, self.iconst(id.index() as i64)];
         for k in 0..2 {
             let (a, b) = match operands.get(k) {
+                Some((v, ty)) if self.c.types.is_stringy(*ty) => {
+                    self.charge_bytes(v.b, STRING_SHIFT);
+                    self.stored_words(*v, *ty)
+                }
                 Some((v, ty)) => self.stored_words(*v, *ty),
                 None => {
                     let zero = self.iconst(0);

@@ -112,6 +112,7 @@ impl Translator<'_, '_> {
             ExprKind::Call { func, args } => self.call(id, *func, args, ty),
             ExprKind::Matches { subject, regex } => {
                 let s = self.expr(*subject);
+                self.charge_bytes(s.b, runtime::budget::REGEX_SHIFT);
                 let program = self.ctx_field(NativeCtx::PROGRAM);
                 let r = self.iconst(i64::from(regex.0));
                 let hit = self.helper("regex_match", &[program, r, s.a, s.b], W);

@@ -93,6 +93,8 @@ impl Translator<'_, '_> {
         let more = self.b.ins().icmp(IntCC::UnsignedLessThan, i, list.b);
         self.b.ins().brif(more, step, &[], done, &[]);
         self.b.switch_to_block(step);
+        self.tick(1);
+        let i = self.b.use_var(index);
         let offset = self.b.ins().imul_imm_s(i, stride);
         let at = self.b.ins().iadd(list.a, offset);
         let value = self.read_at(at, 0, element);

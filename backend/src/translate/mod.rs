@@ -232,6 +232,40 @@ impl Translator<'_, '_> {
         NVal { a: z, b: z, present: None }
     }
 
+    /// Spends `units` of the evaluation's fuel (a loop's element) and asks
+    /// the budget for more when it is spent; falls back when the budget
+    /// ran out (the runtime then reports it: `runtime::budget`).
+    fn tick(&mut self, units: i64) {
+        let fuel = self.ctx_field(NativeCtx::FUEL);
+        let left = self.b.ins().iadd_imm_s(fuel, -units);
+        self.b.ins().store(MemFlagsData::trusted(), left, self.ctx, NativeCtx::FUEL);
+        let spent = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, left, 0);
+        let (refuel, next) = (self.b.create_block(), self.b.create_block());
+        self.b.set_cold_block(refuel);
+        self.b.ins().brif(spent, refuel, &[], next, &[]);
+        self.b.switch_to_block(refuel);
+        let ctx = self.ctx;
+        let status = self.helper("refuel", &[ctx], types::I32);
+        let ok = self.b.ins().icmp_imm_s(IntCC::Equal, status, i64::from(OK));
+        let fallback = self.fallback;
+        self.b.ins().brif(ok, next, &[], fallback, &[]);
+        self.b.switch_to_block(next);
+    }
+
+    /// Spends the fuel of string work on `bytes` bytes (a length word),
+    /// one unit per `1 << shift` bytes, when inside a loop (elsewhere work
+    /// is linear in the contract and the input); the loop's next element
+    /// checks it.
+    fn charge_bytes(&mut self, bytes: Value, shift: u32) {
+        if self.locals.is_empty() {
+            return;
+        }
+        let units = self.b.ins().ushr_imm_u(bytes, i64::from(shift));
+        let fuel = self.ctx_field(NativeCtx::FUEL);
+        let left = self.b.ins().isub(fuel, units);
+        self.b.ins().store(MemFlagsData::trusted(), left, self.ctx, NativeCtx::FUEL);
+    }
+
     fn scratch(&mut self) -> Value {
         if let Some(s) = self.scratch {
             return s;

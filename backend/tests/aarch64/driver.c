@@ -44,6 +44,8 @@ struct NativeCtx {
     const void *hosts;
     uint64_t hosts_len;
     uint64_t stack_floor;
+    int64_t fuel;
+    const void *budget;
 };
 
 #ifndef CTX_SIZE
@@ -64,6 +66,7 @@ _Static_assert(offsetof(struct NativeCtx, pow10) == CTX_POW10, "NativeCtx::POW10
 _Static_assert(offsetof(struct NativeCtx, hosts) == CTX_HOSTS, "NativeCtx::HOSTS");
 _Static_assert(offsetof(struct NativeCtx, hosts_len) == CTX_HOSTS_LEN, "NativeCtx::HOSTS_LEN");
 _Static_assert(offsetof(struct NativeCtx, stack_floor) == CTX_STACK_FLOOR, "NativeCtx::STACK_FLOOR");
+_Static_assert(offsetof(struct NativeCtx, fuel) == CTX_FUEL, "NativeCtx::FUEL");
 
 /* runtime::native::POW10: 10^0 ..= 10^18. */
 static const int64_t POW10[19] = {
@@ -150,6 +153,9 @@ int main(void) {
             .hosts = NULL,
             .hosts_len = 0,
             .stack_floor = 0,
+            /* Enough fuel that no loop asks the budget (a helper). */
+            .fuel = INT64_MAX / 2,
+            .budget = NULL,
         };
         uint32_t status = entry(&ctx);
         printf("%" PRIu32, status);

@@ -54,10 +54,14 @@ pub struct Args {
     /// Batch mode: the input format (by extension when not given: `.arrow` and `.arrows` are Arrow IPC).
     #[arg(long, value_enum, requires = "input")]
     input_format: Option<batch::InputFormat>,
+    /// Stop an evaluation that runs longer than this (its line says
+    /// `{"error":{"kind":"timeout",...}}`); default: no limit.
+    #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u64).range(1..))]
+    timeout_ms: Option<u64>,
 }
 
 pub fn run(args: Args) -> Outcome {
-    let engine = engine(args.engine);
+    let engine = engine_with(args.engine, args.timeout_ms.map(std::time::Duration::from_millis));
     let loaded = targets::load(&engine, std::slice::from_ref(&args.target))?;
     loaded.report_native_failures();
     if let Some(input) = &args.input {
@@ -80,12 +84,17 @@ pub fn run(args: Args) -> Outcome {
 /// The engine for a choice: the interpreter, or the JIT at load (`jit`) or
 /// once a contract is hot (`auto`).
 pub fn engine(choice: EngineChoice) -> Engine {
+    engine_with(choice, None)
+}
+
+/// [`engine`], with a time limit on each evaluation.
+pub fn engine_with(choice: EngineChoice, timeout: Option<std::time::Duration>) -> Engine {
     let jit = match choice {
         EngineChoice::Interp => Jit::Off,
         EngineChoice::Jit => Jit::On,
         EngineChoice::Auto => Jit::Auto,
     };
-    Engine::builder().jit(jit).native(std::sync::Arc::new(backend::Jit::new())).build()
+    Engine::builder().jit(jit).native(std::sync::Arc::new(backend::Jit::new())).timeout(timeout).build()
 }
 
 /// Requests as lines: a file holding one JSON request (even pretty-printed)

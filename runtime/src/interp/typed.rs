@@ -34,6 +34,7 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
                     }
                     _ => {
                         let (l, r) = (self.eval(*lhs)?, self.eval(*rhs)?);
+                        self.charge(super::work(&l) + super::work(&r));
                         self.compare(*kind, &l, &r)
                     }
                 };
