@@ -7,6 +7,8 @@
 //! (`24h`, `1h30m`, `1.5s`, `-90m`) and are written back in the same form,
 //! largest unit first (`1d2h`, `1h30m`, `1.5s`, `0s`).
 
+use crate::quote::quote;
+
 /// Nanoseconds in each duration unit, largest first.
 const UNITS: [(&str, i64); 7] = [
     ("d", 86_400_000_000_000),
@@ -22,9 +24,9 @@ const UNITS: [(&str, i64); 7] = [
 /// nanoseconds since the Unix epoch.
 pub fn parse_timestamp(text: &str) -> Result<i64, String> {
     let timestamp: jiff::Timestamp =
-        text.parse().map_err(|e| format!("`{text}` is not an RFC 3339 timestamp: {e}"))?;
+        text.parse().map_err(|e| format!("{} is not an RFC 3339 timestamp: {e}", quote(text)))?;
     i64::try_from(timestamp.as_nanosecond())
-        .map_err(|_| format!("`{text}` is outside the supported range (1677 to 2262)"))
+        .map_err(|_| format!("{} is outside the supported range (1677 to 2262)", quote(text)))
 }
 
 /// Writes a timestamp as RFC 3339 in UTC, with fractional seconds only
@@ -39,7 +41,7 @@ pub fn format_timestamp(nanos: i64) -> String {
 
 /// Parses a duration such as `24h`, `1h30m`, `1.5s` or `-15m`.
 pub fn parse_duration(text: &str) -> Result<i64, String> {
-    let error = || format!("`{text}` is not a duration (write it as e.g. `24h`, `1h30m` or `1.5s`)");
+    let error = || format!("{} is not a duration (write it as e.g. `24h`, `1h30m` or `1.5s`)", quote(text));
     let (negative, mut rest) = match text.strip_prefix('-') {
         Some(rest) => (true, rest),
         None => (false, text),
@@ -56,7 +58,7 @@ pub fn parse_duration(text: &str) -> Result<i64, String> {
         let scale = UNITS.iter().find(|(name, _)| *name == unit).map(|(_, n)| *n).ok_or_else(error)?;
         total += scaled(number, scale).ok_or_else(error)?;
         if total > i128::from(i64::MAX) {
-            return Err(format!("`{text}` is too long a duration (the limit is about 292 years)"));
+            return Err(format!("{} is too long a duration (the limit is about 292 years)", quote(text)));
         }
         rest = tail;
     }

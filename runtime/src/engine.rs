@@ -18,6 +18,7 @@ use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 
+use ir::quote::quote;
 use ir::{Bundle, ChannelId, ComponentId};
 
 use crate::host::{HostFn, HostValue, Signature, matches_type};
@@ -294,7 +295,7 @@ impl Contract {
         {
             return Err(InvalidInput::one(
                 "contract",
-                format!("the request is for `{name}`, not `{}`", self.name()),
+                format!("the request is for {}, not `{}`", quote(name), self.name()),
             ));
         }
         let context = self.context(
@@ -345,7 +346,7 @@ impl Contract {
                 if found.is_none() {
                     let known =
                         if c.channels.is_empty() { "none".to_string() } else { c.channels.join(", ") };
-                    problem("channel", format!("unknown channel `{name}` (declared: {known})"));
+                    problem("channel", format!("unknown channel {} (declared: {known})", quote(name)));
                 }
                 found
             }
@@ -357,7 +358,7 @@ impl Contract {
                 if found.is_none() {
                     let known =
                         if c.components.is_empty() { "none".to_string() } else { c.components.join(", ") };
-                    problem("component", format!("unknown component `{name}` (declared: {known})"));
+                    problem("component", format!("unknown component {} (declared: {known})", quote(name)));
                 }
                 found
             }
