@@ -51,7 +51,7 @@ macro_rules! codes {
 
 codes! {
     YAML_SYNTAX = "E0001", "invalid YAML",
-        "The file is not well-formed YAML. The message is the YAML parser's; the location is where it stopped.";
+        "The file is not well-formed YAML. The message is the YAML parser's; the location is where it stopped. A character YAML does not allow (a NUL, another control character, U+FFFE or U+FFFF) is reported at its place.";
     YAML_ANCHOR = "E0002", "anchors and aliases are not allowed",
         "Contracts are read exactly as written: `&anchor` and `*alias` are refused so that no value is defined in one place and used in another.";
     YAML_TAG = "E0003", "tags are not allowed",

@@ -128,3 +128,50 @@ fn the_verifier_bounds_ir_expressions_at_512() {
     let error = ir::Bundle::new(contract_of_height(ir::verify::MAX_EXPR_HEIGHT + 1)).expect_err("513 tall");
     assert!(error.message.contains("taller than 512"), "{error}");
 }
+
+/// YAML 1.2 allows printable characters, tab, line feed and carriage
+/// return in a stream: any other is one located E0001 naming it, whether
+/// in a quoted scalar, a plain one or a comment (saphyr-parser alone let
+/// some through and reported a NUL as the end of the stream).
+#[test]
+fn characters_yaml_does_not_allow_are_named_where_they_are() {
+    let places = [
+        ("a double-quoted scalar", "    deny: \"a{c}b\"\n", 13),
+        ("a single-quoted scalar", "    deny: 'a{c}b'\n", 13),
+        ("a plain scalar", "    deny: a{c}b\n", 12),
+        ("a comment", "    deny: ab  # {c}\n", 17),
+    ];
+    let refused =
+        (0..0x20u32).filter(|c| ![0x09, 0x0a, 0x0d].contains(c)).chain(0x7f..0xa0).filter(|c| *c != 0x85);
+    for code in refused.chain([0xfffe, 0xffff]) {
+        let c = char::from_u32(code).expect("a char");
+        for (place, line, column) in places {
+            let text = format!(
+                "contract: a.b\nversion: 1.0.0\ninput: {{ n: int }}\nrules:\n  - id: r\n    when: n > 0\n{}",
+                line.replace("{c}", &c.to_string())
+            );
+            let compiled = frontend::compile_file("chars.yaml", &text);
+            let shown = compiled.diagnostics.render(false);
+            let codes: Vec<&str> = compiled.diagnostics.items.iter().map(|d| d.code.id()).collect();
+            assert_eq!(codes, ["E0001"], "U+{code:04X} in {place}: {shown}");
+            assert!(
+                shown.starts_with(&format!("chars.yaml:7:{column}: ")),
+                "U+{code:04X} in {place}: {shown}"
+            );
+            assert!(shown.contains(&format!("U+{code:04X}")), "{shown}");
+            assert!(shown.contains("is not allowed in YAML"), "{shown}");
+        }
+    }
+    for allowed in ['\t', '\u{85}', '\u{a0}', 'é', '\u{fffd}', '\u{1f600}'] {
+        let text = format!(
+            "contract: a.b\nversion: 1.0.0\ninput: {{ n: int }}\nrules:\n  - id: r\n    when: n > 0\n    deny: \"a{allowed}b\"\n"
+        );
+        let compiled = frontend::compile_file("chars.yaml", &text);
+        assert!(
+            compiled.bundle.is_some(),
+            "U+{:04X}: {}",
+            u32::from(allowed),
+            compiled.diagnostics.render(false)
+        );
+    }
+}
