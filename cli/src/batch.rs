@@ -1,4 +1,4 @@
-//! Batch evaluation: `rulec eval TARGET --input FILE --channel C`.
+//! Batch evaluation: `rulec eval TARGET --input FILE [--channel C]`.
 //!
 //! Each line of the input is one bare input record (NDJSON), or each row
 //! of an Arrow IPC file ([`crate::arrow_input`], which hands the rows on
@@ -51,11 +51,7 @@ pub fn run(loaded: &Loaded, settings: &Settings) -> Outcome {
             InputFormat::Ndjson
         },
     );
-    let channel = settings.channel.as_deref();
-    contract.context(channel, None, None).map_err(|e| {
-        let messages: Vec<String> = e.details.iter().map(|d| d.message.clone()).collect();
-        Failure::Usage(format!("--channel: {}", messages.join("; ")))
-    })?;
+    let channel = records_channel(contract, settings.channel.as_deref())?;
     let mut source = Source::open(&settings.input, format).map_err(Failure::Usage)?;
     let mut writer: Box<dyn Write> = match &settings.output {
         Some(path) => Box::new(BufWriter::with_capacity(
@@ -85,6 +81,24 @@ pub fn run(loaded: &Loaded, settings: &Settings) -> Outcome {
     writer.flush().map_err(|e| Failure::Usage(format!("cannot write results: {e}")))?;
     progress.finish_and_clear();
     if all_valid { Ok(()) } else { Err(Failure::Reported) }
+}
+
+/// The channel of every record, checked before any input is read:
+/// `--channel`, which may be left out only when the contract declares no
+/// channels.
+fn records_channel<'a>(contract: &Contract, channel: Option<&'a str>) -> Result<Option<&'a str>, Failure> {
+    let declared = &contract.ir().channels;
+    if channel.is_none() && !declared.is_empty() {
+        return Err(Failure::Usage(format!(
+            "--channel is required: the contract declares channels ({})",
+            declared.join(", ")
+        )));
+    }
+    contract.context(channel, None, None).map_err(|e| {
+        let messages: Vec<String> = e.details.iter().map(|d| d.message.clone()).collect();
+        Failure::Usage(format!("--channel: {}", messages.join("; ")))
+    })?;
+    Ok(channel)
 }
 
 /// Where batch records come from.

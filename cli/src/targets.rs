@@ -78,7 +78,7 @@ impl Loaded {
                 let known: Vec<&str> = self.contracts.iter().map(|c| c.name()).collect();
                 InvalidInput::one(
                     "contract",
-                    format!("unknown contract `{name}` (loaded: {})", known.join(", ")),
+                    format!("unknown contract {} (loaded: {})", ir::quote::quote(name), known.join(", ")),
                 )
             }),
             None if self.contracts.len() == 1 => Ok(&self.contracts[0]),

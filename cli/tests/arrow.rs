@@ -1,7 +1,8 @@
 //! Batch input as Arrow IPC: `rulec eval --input records.arrow` gives, byte
 //! for byte, what the same records give as NDJSON, in the file and the
 //! stream formats and across batch boundaries; a column of a type no
-//! contract reads, and a damaged file, are clear errors (exit 2).
+//! contract reads, and a damaged file, are clear errors (exit 2). A
+//! contract that declares no channels needs no `--channel`.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -28,6 +29,18 @@ fn rulec(input: &Path) -> Output {
         .args(["eval", CONTRACT, "--input"])
         .arg(input)
         .args(["--channel", "server", "--engine", "interp", "--threads", "2"])
+        .current_dir(root())
+        .output()
+        .expect("rulec runs")
+}
+
+/// `rulec eval CONTRACT --input INPUT --engine interp`, with `extra` arguments.
+fn rulec_batch(contract: &str, input: &Path, extra: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_rulec"))
+        .args(["eval", contract, "--input"])
+        .arg(input)
+        .args(["--engine", "interp"])
+        .args(extra)
         .current_dir(root())
         .output()
         .expect("rulec runs")
@@ -223,4 +236,42 @@ fn damaged_arrow_files_never_crash_rulec() {
             assert!(!stderr.contains("panicked"), "byte {at} = {value}: {stderr}");
         }
     }
+}
+
+/// Batch mode leaves `--channel` out for a contract that declares none,
+/// from Arrow as from NDJSON; one that declares channels asks for it by
+/// name before opening the input.
+#[test]
+fn a_contract_without_channels_needs_no_channel() {
+    let contract = "cli/tests/data/no_channels.yaml";
+    let mut amounts = Int64Builder::new();
+    [50, 150].into_iter().for_each(|n| amounts.append_value(n));
+    let mut notes = StringBuilder::new();
+    notes.append_null();
+    notes.append_value("big");
+    let schema = Schema::new(vec![
+        Field::new("amount", DataType::Int64, false),
+        Field::new("note", DataType::Utf8, true),
+    ]);
+    let columns: Vec<ArrayRef> = vec![Arc::new(amounts.finish()), Arc::new(notes.finish())];
+    let path = temp("no_channels.arrow");
+    write_file(&path, &[RecordBatch::try_new(Arc::new(schema), columns).expect("batch")]);
+    let ndjson = temp("no_channels.ndjson");
+    std::fs::write(&ndjson, "{\"amount\": 50}\n{\"amount\": 150, \"note\": \"big\"}\n").expect("write");
+
+    let from_ndjson = rulec_batch(contract, &ndjson, &[]);
+    let from_arrow = rulec_batch(contract, &path, &[]);
+    let stdout = String::from_utf8_lossy(&from_arrow.stdout);
+    assert_eq!(from_arrow.status.code(), Some(0), "{}", String::from_utf8_lossy(&from_arrow.stderr));
+    assert_eq!(stdout, String::from_utf8_lossy(&from_ndjson.stdout));
+    assert_eq!(stdout.lines().count(), 2, "{stdout}");
+    assert!(stdout.contains("150 is over 100."), "{stdout}");
+
+    let got = rulec_batch(CONTRACT, &temp("never-written.arrow"), &[]);
+    let stderr = String::from_utf8_lossy(&got.stderr);
+    assert_eq!(got.status.code(), Some(2), "{stderr}");
+    assert_eq!(
+        stderr.trim(),
+        "error: --channel is required: the contract declares channels (server, mobile, batch)"
+    );
 }

@@ -51,7 +51,7 @@ macro_rules! codes {
 
 codes! {
     YAML_SYNTAX = "E0001", "invalid YAML",
-        "The file is not well-formed YAML. The message is the YAML parser's; the location is where it stopped.";
+        "The file is not well-formed YAML. The message is the YAML parser's; the location is where it stopped. A character YAML does not allow (a NUL, another control character, U+FFFE or U+FFFF) is reported at its place.";
     YAML_ANCHOR = "E0002", "anchors and aliases are not allowed",
         "Contracts are read exactly as written: `&anchor` and `*alias` are refused so that no value is defined in one place and used in another.";
     YAML_TAG = "E0003", "tags are not allowed",
@@ -107,7 +107,7 @@ codes! {
     EXPR_SYNTAX = "E0300", "expression syntax error",
         "The expression does not follow the grammar of LANGUAGE.md (operators, literals, calls, lambdas).";
     EXPR_LIMIT = "E0301", "expression too large",
-        "An expression is longer than 64 KiB, nests deeper than 128 levels or is more than 200 operations deep.";
+        "An expression is longer than 64 KiB or more than 200 levels deep (each operation, parenthesis, call and list is a level).";
     BAD_LITERAL = "E0302", "invalid literal",
         "A literal cannot be read: an int beyond 64 bits, a decimal that does not fit exactly (96-bit mantissa, at most 28 places), a malformed duration or timestamp, or a bad escape in a string.";
     BAD_TEMPLATE = "E0303", "invalid message template",

@@ -21,6 +21,7 @@ pub mod ids;
 pub mod names;
 pub mod pattern;
 pub mod print;
+pub mod quote;
 pub mod stack;
 pub mod time;
 pub mod types;

@@ -12,6 +12,7 @@ use rust_decimal::Decimal;
 use serde_json::Value as Json;
 
 use crate::ids::TypeId;
+use crate::quote::{quote, short};
 use crate::time;
 use crate::types::{TypeKind, TypeTable};
 
@@ -121,7 +122,7 @@ impl Const {
                 if values.contains(s) {
                     Ok(Const::String(s.clone()))
                 } else {
-                    Err(format!("`{s}` is not one of {}", values.join(", ")))
+                    Err(format!("{} is not one of {}", quote(s), values.join(", ")))
                 }
             }
             (TypeKind::Timestamp, Json::String(s)) => time::parse_timestamp(s).map(Const::Timestamp),
@@ -163,19 +164,20 @@ pub fn parse_decimal(text: &str) -> Result<Decimal, String> {
             && !(digits.contains('.') && fraction.is_empty())
     };
     if !valid_syntax {
-        return Err(format!("`{text}` is not a decimal number"));
+        return Err(format!("{} is not a decimal number", quote(text)));
     }
-    Decimal::from_str_exact(text)
-        .map_err(|_| format!("`{text}` does not fit a decimal exactly (at most 28 significant digits)"))
+    Decimal::from_str_exact(text).map_err(|_| {
+        format!("{} does not fit a decimal exactly (at most 28 significant digits)", quote(text))
+    })
 }
 
 /// Parses an `int` from its text: optional `-`, then digits.
 pub fn parse_int(text: &str) -> Result<i64, String> {
     let digits = text.strip_prefix('-').unwrap_or(text);
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(format!("`{text}` is not an integer"));
+        return Err(format!("{} is not an integer", quote(text)));
     }
-    i64::from_str(text).map_err(|_| format!("`{text}` does not fit an int (64-bit)"))
+    i64::from_str(text).map_err(|_| format!("{} does not fit an int (64-bit)", quote(text)))
 }
 
 fn element_type(types: &TypeTable, ty: TypeId) -> TypeId {
@@ -199,9 +201,8 @@ pub fn json_summary(json: &Json) -> String {
     match json {
         Json::Null => "null".to_string(),
         Json::Bool(b) => b.to_string(),
-        Json::Number(n) => n.to_string(),
-        Json::String(s) if s.chars().count() <= 40 => format!("{s:?}"),
-        Json::String(_) => "a string".to_string(),
+        Json::Number(n) => short(&n.to_string()).into_owned(),
+        Json::String(s) => quote(s),
         Json::Array(_) => "a list".to_string(),
         Json::Object(_) => "an object".to_string(),
     }

@@ -19,6 +19,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::Duration;
 
+use ir::quote::quote;
 use ir::{Bundle, ChannelId, ComponentId};
 
 use crate::budget::{Budget, Limit, OutOfTime};
@@ -350,7 +351,7 @@ impl Contract {
         {
             return Err(InvalidInput::one(
                 "contract",
-                format!("the request is for `{name}`, not `{}`", self.name()),
+                format!("the request is for {}, not `{}`", quote(name), self.name()),
             ));
         }
         let context = self.context(
@@ -401,7 +402,7 @@ impl Contract {
                 if found.is_none() {
                     let known =
                         if c.channels.is_empty() { "none".to_string() } else { c.channels.join(", ") };
-                    problem("channel", format!("unknown channel `{name}` (declared: {known})"));
+                    problem("channel", format!("unknown channel {} (declared: {known})", quote(name)));
                 }
                 found
             }
@@ -413,7 +414,7 @@ impl Contract {
                 if found.is_none() {
                     let known =
                         if c.components.is_empty() { "none".to_string() } else { c.components.join(", ") };
-                    problem("component", format!("unknown component `{name}` (declared: {known})"));
+                    problem("component", format!("unknown component {} (declared: {known})", quote(name)));
                 }
                 found
             }

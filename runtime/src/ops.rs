@@ -193,7 +193,7 @@ pub fn float_from_str(text: &str) -> EvalResult<f64> {
     let numeric = text.bytes().all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'-' | b'+' | b'e' | b'E'));
     match text.parse::<f64>() {
         Ok(value) if numeric && value.is_finite() => Ok(value),
-        _ => Err(EvalError::Conversion(format!("`{text}` is not a float"))),
+        _ => Err(EvalError::Conversion(format!("{} is not a float", ir::quote::quote(text)))),
     }
 }
 

@@ -11,6 +11,7 @@
 use std::borrow::Cow;
 use std::fmt;
 
+use ir::quote::{quote, short};
 use ir::{TypeId, TypeKind};
 use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
@@ -41,7 +42,8 @@ pub struct Envelope<'r> {
 impl<'r> Envelope<'r> {
     /// Parses the envelope of a request's JSON text.
     pub fn parse(text: &'r str) -> Result<Envelope<'r>, InvalidInput> {
-        serde_json::from_str(text).map_err(|e| InvalidInput::one("", format!("not a valid request: {e}")))
+        serde_json::from_str(text)
+            .map_err(|e| InvalidInput::one("", format!("not a valid request: {}", ir::quote::json_error(&e))))
     }
 }
 
@@ -117,7 +119,7 @@ impl<'r> Input<'r> {
         let mut json = serde_json::Deserializer::from_str(text);
         let seed = Seed { reader: &mut reader, ty: program.contract.input, out: &mut slots };
         if let Err(e) = seed.deserialize(&mut json).and_then(|()| json.end()) {
-            return Err(InvalidInput::one("input", format!("not valid JSON: {e}")));
+            return Err(InvalidInput::one("input", format!("not valid JSON: {}", ir::quote::json_error(&e))));
         }
         if !reader.details.is_empty() {
             return Err(InvalidInput { details: reader.details });
@@ -244,18 +246,9 @@ fn decimal(reader: &mut Reader<'_, '_>, raw: &str, optional: bool, out: &mut Slo
 fn number_decimal(text: &str) -> Result<rust_decimal::Decimal, String> {
     if text.contains(['e', 'E']) {
         rust_decimal::Decimal::from_scientific(text)
-            .map_err(|_| format!("{text} does not fit a decimal exactly"))
+            .map_err(|_| format!("{} does not fit a decimal exactly", short(text)))
     } else {
         ir::value::parse_decimal(text)
-    }
-}
-
-fn quote(text: &str) -> String {
-    if text.chars().count() > 40 {
-        let short: String = text.chars().take(37).collect();
-        format!("{:?}", short + "...")
-    } else {
-        format!("{text:?}")
     }
 }
 
@@ -263,7 +256,7 @@ fn describe_raw(raw: &str) -> String {
     match raw.as_bytes().first() {
         Some(b'[') => "a list".into(),
         Some(b'{') => "an object".into(),
-        _ => raw.chars().take(40).collect(),
+        _ => short(raw).into_owned(),
     }
 }
 

@@ -40,19 +40,19 @@ pub struct Args {
     #[arg(long, conflicts_with = "input")]
     explain: bool,
     /// Batch mode: bare input records: NDJSON, or Arrow IPC (`.arrow`, `.arrows`).
-    #[arg(long, value_name = "FILE", requires = "channel")]
+    #[arg(long, value_name = "FILE")]
     input: Option<PathBuf>,
-    /// Batch mode: the channel every record comes from.
-    #[arg(long)]
+    /// Batch mode: the channel every record comes from (needed when the contract declares channels).
+    #[arg(long, requires = "input", conflicts_with = "request")]
     channel: Option<String>,
     /// Batch mode: where results go (default stdout).
-    #[arg(long, value_name = "FILE", requires = "input")]
+    #[arg(long, value_name = "FILE", requires = "input", conflicts_with = "request")]
     output: Option<PathBuf>,
     /// Batch mode: worker threads (default: the number of cores).
-    #[arg(long, requires = "input")]
+    #[arg(long, requires = "input", conflicts_with = "request")]
     threads: Option<usize>,
     /// Batch mode: the input format (by extension when not given: `.arrow` and `.arrows` are Arrow IPC).
-    #[arg(long, value_enum, requires = "input")]
+    #[arg(long, value_enum, requires = "input", conflicts_with = "request")]
     input_format: Option<batch::InputFormat>,
     /// Stop an evaluation that runs longer than this (its line says
     /// `{"error":{"kind":"timeout",...}}`); default: no limit.

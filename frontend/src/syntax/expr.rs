@@ -3,8 +3,11 @@
 //! Precedence, loosest first: `?:`; `||`; `&&`; comparisons and `in` /
 //! `not in` (non-associative); `??` (right); `+ -`; `* / %`; unary `! -`;
 //! postfix `.field`, `[index]`, calls. Left-associative levels loop; only
-//! nesting recurses, bounded by [`MAX_NESTING`], and every tree is at most
-//! [`MAX_HEIGHT`] tall, so later passes may recurse safely.
+//! nesting recurses. Users see one limit, [`MAX_LEVELS`]: the parser nests
+//! at most that deep (the expression itself is one level; each
+//! parenthesis, call, list, unary operator, `?:` and `??` inside it adds
+//! one), and every tree is at most that tall (a leaf is one level, each
+//! operation above it one more), so later passes may recurse safely.
 //!
 //! [`lexer`]: crate::syntax::lexer
 
@@ -17,10 +20,12 @@ use crate::syntax::scalar::ScalarText;
 
 /// The longest expression, in bytes.
 pub const MAX_EXPR_LEN: usize = 64 * 1024;
-/// The deepest nesting of parentheses, calls, lists and unary operators.
-pub const MAX_NESTING: usize = 128;
-/// The tallest expression tree.
-pub const MAX_HEIGHT: u32 = 200;
+/// The most levels of an expression: both how deep the parser nests
+/// (parentheses, calls, lists, unary operators, `?:`, `??`) and how tall
+/// the tree is. The verifier's `ir::verify::MAX_EXPR_HEIGHT` leaves room
+/// for the nodes lowering adds (widenings, `not in`, input fields); the
+/// tallest shapes are compiled at this limit in `tests/limits.rs`.
+pub const MAX_LEVELS: u32 = 200;
 
 /// Parses the whole scalar as one expression.
 pub fn parse(text: &ScalarText<'_>) -> Result<Expr, Diagnostic> {
@@ -53,6 +58,17 @@ pub fn parse_range(text: &ScalarText<'_>, start: usize, end: usize) -> Result<Ex
 }
 
 type PResult<T> = Result<T, Diagnostic>;
+
+/// An expression past [`MAX_LEVELS`], at the level that went too deep.
+fn too_deep(span: Span) -> Diagnostic {
+    Diagnostic::error(
+        codes::EXPR_LIMIT,
+        span,
+        format!("the expression is more than {MAX_LEVELS} levels deep"),
+    )
+    .label("too deep")
+    .with_help("split it into lets")
+}
 
 struct Parser<'t, 's> {
     text: &'t ScalarText<'s>,
@@ -125,29 +141,16 @@ impl Parser<'_, '_> {
     /// Enters one level of nesting.
     fn nest(&mut self) -> PResult<()> {
         self.depth += 1;
-        if self.depth > MAX_NESTING {
-            let span = self.span_of(&self.tokens[self.pos]);
-            return Err(Diagnostic::error(
-                codes::EXPR_LIMIT,
-                span,
-                format!("the expression nests deeper than {MAX_NESTING} levels"),
-            )
-            .label("too deep")
-            .with_help("split it into lets"));
+        if self.depth > MAX_LEVELS as usize {
+            return Err(too_deep(self.span_of(&self.tokens[self.pos])));
         }
         Ok(())
     }
 
     fn node(&self, span: Span, kind: ExprKind) -> PResult<Expr> {
         let height = 1 + child_heights(&kind);
-        if height > MAX_HEIGHT {
-            return Err(Diagnostic::error(
-                codes::EXPR_LIMIT,
-                span,
-                format!("the expression is more than {MAX_HEIGHT} operations deep"),
-            )
-            .label("too deep")
-            .with_help("split it into lets"));
+        if height > MAX_LEVELS {
+            return Err(too_deep(span));
         }
         Ok(Expr { span, kind, height })
     }

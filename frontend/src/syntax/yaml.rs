@@ -134,6 +134,10 @@ impl<'f> Reader<'f> {
     }
 
     fn run(&mut self) -> Option<Node> {
+        if let Some(d) = unprintable_character(self.file.text()) {
+            self.error(d);
+            return None;
+        }
         let mut parser = Parser::new_from_str(self.file.text());
         while let Some(next) = parser.next_event() {
             let (event, span) = match next {
@@ -332,6 +336,33 @@ impl<'f> Reader<'f> {
         }
         true
     }
+}
+
+/// The first character YAML 1.2 does not allow in a stream (only
+/// printable characters, tab, line feed and carriage return; section
+/// 5.1), reported where it is. saphyr-parser lets some through (a BEL in
+/// a plain scalar) and misreports others (a NUL in a quoted scalar reads
+/// as the end of the stream), so the text is checked before it parses.
+fn unprintable_character(text: &str) -> Option<Diagnostic> {
+    let (at, c) = text.char_indices().find(|(_, c)| !is_yaml_printable(*c))?;
+    let what = match c {
+        '\0' => "a NUL character (U+0000)".to_string(),
+        '\u{fffe}' | '\u{ffff}' => format!("the non-character U+{:04X}", u32::from(c)),
+        _ => format!("the control character U+{:04X}", u32::from(c)),
+    };
+    let span = Span::new(at, at + c.len_utf8());
+    Some(
+        Diagnostic::error(codes::YAML_SYNTAX, span, format!("{what} is not allowed in YAML"))
+            .label("here")
+            .with_help(
+                "YAML allows printable characters, tab, line feed and carriage return; remove it, or write it as an escape in a double-quoted string (`\"\\0\"`, `\"\\x07\"`)",
+            ),
+    )
+}
+
+/// YAML 1.2's `c-printable` (a Rust `char` is never a surrogate).
+fn is_yaml_printable(c: char) -> bool {
+    matches!(c, '\t' | '\n' | '\r' | ' '..='~' | '\u{85}' | '\u{a0}'..='\u{fffd}' | '\u{10000}'..)
 }
 
 /// Converts saphyr's character indices to byte offsets. ASCII text maps

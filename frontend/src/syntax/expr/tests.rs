@@ -45,10 +45,10 @@ fn errors_say_what_was_expected() {
         ("a = b", "E0300: unexpected character `=` at 2..3"),
         ("x.f(1)", "E0300: only functions can be called at 3..4"),
         ("x => x", "E0508: a lambda can only be an argument of `any`, `all`, `count` or `sum` at 0..1"),
-        ("99999999999999999999", "E0302: `99999999999999999999` does not fit an int (64-bit) at 0..20"),
+        ("99999999999999999999", "E0302: \"99999999999999999999\" does not fit an int (64-bit) at 0..20"),
         (
             "0.12345678901234567890123456789",
-            "E0302: `0.12345678901234567890123456789` does not fit a decimal exactly (at most 28 significant digits) at 0..31",
+            "E0302: \"0.12345678901234567890123456789\" does not fit a decimal exactly (at most 28 significant digits) at 0..31",
         ),
         ("'abc", "E0300: unterminated string at 0..1"),
         ("'\\q'", "E0302: unknown escape `\\q` in a string at 1..3"),
