@@ -604,7 +604,11 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
     /// The fault of a table lookup whose key is not in the table.
     #[cold]
     fn missing_key(&self, key_node: NodeId, key: &Value<'_>, table: &str) -> Fault {
-        let shown = self.show(self.p.contract.exprs[key_node as usize].ty, key);
+        // The key may be a request's string: show a short prefix of it.
+        let shown = match key {
+            Value::Str(_) | Value::Text(_) => ir::quote::quote(key.as_str()),
+            _ => self.show(self.p.contract.exprs[key_node as usize].ty, key),
+        };
         Fault::missing(format!("key {shown} is not in table `{table}`"))
     }
 

@@ -18,7 +18,10 @@ input:
   at: timestamp
   wait: duration
   text: string
+tables:
+  known: { key: string, value: int, rows: { a: 1 } }
 rules:
+  - { id: lookup, when: "known[text] > 0", deny: lookup }
   - { id: to_int, when: int(text) > 0, deny: int }
   - { id: to_decimal, when: decimal(text) > 0, deny: decimal }
   - { id: to_float, when: float(text) > 0.0, deny: float }
@@ -113,7 +116,7 @@ fn huge_bad_values_give_short_messages() {
     let mut out = Vec::new();
     contract.evaluate_json(&request("text", &text), &mut out);
     let shown = String::from_utf8_lossy(&out);
-    for rule in ["to_int", "to_decimal", "to_float", "to_timestamp", "to_duration"] {
+    for rule in ["to_int", "to_decimal", "to_float", "to_timestamp", "to_duration", "lookup"] {
         assert!(shown.contains(&format!("{{\"rule\":\"{rule}\",\"message\":")), "{rule} errs: {shown}");
     }
     // The whole request as a string, not an object.
