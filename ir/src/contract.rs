@@ -317,6 +317,11 @@ pub struct Template {
 }
 
 impl Template {
+    /// How many expressions the template interpolates.
+    pub fn expr_count(&self) -> usize {
+        self.parts.iter().filter(|part| matches!(part, TemplatePart::Expr(_))).count()
+    }
+
     /// Bytes to reserve for a rendered message: the text, and room for a
     /// typical value per interpolation, so rendering rarely reallocates.
     pub fn capacity_hint(&self) -> usize {

@@ -64,8 +64,10 @@ pub fn compare(expect: &ir::TestExpect, result: &Evaluation<'_>, failures: &mut 
     list("findings", &expect.findings, result.findings.iter().map(|f| f.code).collect(), failures);
     list("errors", &expect.errors, result.errors.iter().map(|e| e.rule).collect(), failures);
     if let Some(expected) = &expect.effects {
-        let got =
-            serde_json::to_value(result).ok().and_then(|v| v.get("effects").cloned()).unwrap_or_default();
+        let got = serde_json::from_slice::<serde_json::Value>(&result.to_json())
+            .ok()
+            .and_then(|v| v.get("effects").cloned())
+            .unwrap_or_default();
         if *expected != got {
             failures.push(format!("effects: expected {expected}, got {got}"));
         }

@@ -28,7 +28,7 @@ use crate::interp::{self, Context};
 use crate::native::{NativeCompiler, NativeProgram, NativeRun};
 use crate::program::Program;
 use crate::request::{Envelope, Input, InvalidInput};
-use crate::result::{Evaluation, RuleTrace};
+use crate::result::{Collect, Evaluation, ResultSink, RuleTrace};
 
 /// When contracts run as native code.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
@@ -443,14 +443,43 @@ impl Contract {
 
     /// Evaluates a validated request, natively when native code is ready.
     pub fn evaluate(&self, request: &Request<'_>) -> Result<Evaluation<'_>, EvaluateError> {
+        let mut collect = Collect::default();
+        match self.evaluate_to(request, &mut collect)? {
+            Some(evaluation) => Ok(evaluation),
+            // Native code gives every result to the sink it finishes.
+            None => collect.into_evaluation().map_or_else(|| self.interpret(request), Ok),
+        }
+    }
+
+    /// Evaluates a validated request and gives the result to `sink`,
+    /// straight from native code's state when native code finishes it
+    /// (only the parts the sink asks for are built).
+    pub fn evaluate_into<'c>(
+        &'c self,
+        request: &Request<'_>,
+        sink: &mut dyn ResultSink<'c>,
+    ) -> Result<(), EvaluateError> {
+        if let Some(evaluation) = self.evaluate_to(request, sink)? {
+            evaluation.replay(sink);
+        }
+        Ok(())
+    }
+
+    /// Runs native code into `sink` when it is ready, or else (and when it
+    /// falls back) the interpreter, whose evaluation is returned.
+    fn evaluate_to<'c>(
+        &'c self,
+        request: &Request<'_>,
+        sink: &mut dyn ResultSink<'c>,
+    ) -> Result<Option<Evaluation<'c>>, EvaluateError> {
         self.check_request(request)?;
         let budget = Budget::new(request.context.limit);
         if let Some(native) = self.native.get() {
             let (context, input) = (&request.context, &request.input);
-            match crate::native::run(&self.program, native, &self.hosts, context, input, &budget) {
-                NativeRun::Done(result) => {
+            match crate::native::run(&self.program, native, &self.hosts, context, input, &budget, sink) {
+                NativeRun::Done => {
                     self.native_runs.fetch_add(1, Ordering::Relaxed);
-                    return Ok(result);
+                    return Ok(None);
                 }
                 NativeRun::OutOfTime(out) => return Err(out.into()),
                 NativeRun::Fallback => {
@@ -463,7 +492,7 @@ impl Contract {
                 self.compile_in_background();
             }
         }
-        Ok(interp::evaluate(&self.program, &self.hosts, &request.context, &request.input, &budget)?)
+        Ok(Some(interp::evaluate(&self.program, &self.hosts, &request.context, &request.input, &budget)?))
     }
 
     /// Evaluates with the interpreter only, whatever the engine.

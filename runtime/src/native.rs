@@ -26,7 +26,7 @@ use std::any::Any;
 use std::mem::offset_of;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use ir::{Builtin, DecisionMode, ExprId, ExprKind, TypeId, TypeTable};
+use ir::{Builtin, DecisionMode, ExprId, ExprKind, TypeId, TypeTable, Verdict};
 use rust_decimal::Decimal;
 
 use crate::budget::{Budget, FUEL_STEP, OutOfTime};
@@ -36,8 +36,8 @@ use crate::interp::Context;
 use crate::layout::Shape;
 use crate::ops;
 use crate::program::Program;
-use crate::result::{EffectResult, Evaluation, Outcomes};
-use crate::value::{Schema, Value, render, render_template};
+use crate::result::{Parts, ResultSink};
+use crate::value::{Schema, Value, render, render_template_into};
 
 /// Native code finished; the results are in the state area.
 pub const OK: u32 = 0;
@@ -197,16 +197,18 @@ pub trait NativeCompiler: Send + Sync + std::fmt::Debug {
 }
 
 /// How a run of native code ended.
-#[derive(Debug)]
-pub enum NativeRun<'p> {
-    Done(Evaluation<'p>),
+#[derive(Debug, PartialEq, Eq)]
+pub enum NativeRun {
+    /// The result went to the sink.
+    Done,
     /// Native code gave up: the interpreter must evaluate the request.
     Fallback,
     /// The budget ran out: the evaluation stops on either engine.
     OutOfTime(OutOfTime),
 }
 
-/// Runs native code on a request.
+/// Runs native code on a request; when it finishes, its result goes to
+/// `sink` (which is untouched otherwise).
 pub fn run<'p>(
     program: &'p Program,
     native: &NativeProgram,
@@ -214,7 +216,8 @@ pub fn run<'p>(
     context: &Context,
     input: &crate::request::Input<'_>,
     budget: &Budget,
-) -> NativeRun<'p> {
+    sink: &mut dyn ResultSink<'p>,
+) -> NativeRun {
     SCRATCH.with(|cell| {
         let Ok(mut scratch) = cell.try_borrow_mut() else { return NativeRun::Fallback };
         let Scratch { state, arena } = &mut *scratch;
@@ -252,9 +255,8 @@ pub fn run<'p>(
         if status != OK {
             return NativeRun::Fallback;
         }
-        // SAFETY: the input outlives the result's construction.
-        let record = unsafe { RecordRef::new(input.slots()) };
-        NativeRun::Done(finish(program, native, state, record))
+        finish(program, native, state, sink);
+        NativeRun::Done
     })
 }
 
@@ -270,56 +272,73 @@ thread_local! {
     static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::default());
 }
 
-/// Builds the result from the state area native code filled.
+/// Gives the result native code left in the state area to `sink`: the
+/// decision (decided as every engine decides, `result::decide`), then
+/// the parts the sink asks for. A message is rendered only when it is
+/// reported: a fired rule's verdict message when its verdict won, its
+/// finding's when findings are asked for.
 pub fn finish<'p>(
     program: &'p Program,
     native: &NativeProgram,
     state: &[u64],
-    _input: RecordRef<'_>,
-) -> Evaluation<'p> {
+    sink: &mut dyn ResultSink<'p>,
+) {
     let c: &'p ir::Contract = &program.contract;
     let layout = &native.layout;
-    let schema = program.schema();
+    let fired = || fired_rules(&state[layout.fired..], c.rules.len());
     let decided = match state[layout.decided] {
         0 => None,
         n => c.rules.get(n as usize - 1).and_then(|r| r.verdict.as_ref()).map(|v| v.verdict),
     };
-    let mut outcomes = Outcomes::default();
-    for i in fired_rules(&state[layout.fired..], c.rules.len()) {
-        let rule = &c.rules[i];
-        let mut parts = layout.parts[i].iter();
-        let mut message = |template: &ir::Template| {
-            let Ok(message) = render_template(template, |id, out| {
-                let at = parts.next().copied().unwrap_or(0);
-                render_words(program, &schema, c.expr(id).ty, (state[at], state[at + 1]), out);
-                Ok::<(), std::convert::Infallible>(())
-            });
-            message
-        };
-        let verdict_message = rule.verdict.as_ref().map(|v| message(&v.message));
-        let finding_message = rule.finding.as_ref().map(|f| message(&f.message));
-        outcomes.add(rule, verdict_message, finding_message);
-    }
-    let mut effects = Vec::with_capacity(c.effects.len());
-    for (i, effect) in c.effects.iter().enumerate() {
-        let at = layout.effects[i];
-        if state[at] != 0 {
-            let value = word_value(program, effect.ty, state[at + 1], state[at + 2]);
-            effects.push(EffectResult {
-                name: &effect.name,
-                value: crate::interp::owned(&schema, effect.ty, &value),
-            });
-        }
-    }
+    let verdicts = || fired().filter_map(|i| c.rules[i].verdict.as_ref().map(|v| v.verdict));
+    let denied = verdicts().any(|v| v == Verdict::Deny);
+    let allowed = verdicts().any(|v| v == Verdict::Allow);
     // Native code never fails closed: an error falls back to the
     // interpreter.
-    outcomes.evaluation(
-        c,
-        decided.filter(|_| c.decision == DecisionMode::FirstMatch),
-        false,
-        effects,
-        Vec::new(),
-    )
+    let decided = decided.filter(|_| c.decision == DecisionMode::FirstMatch);
+    let decision = crate::result::decide(c, decided, false, denied, allowed);
+    sink.decision(&c.name, &c.version, decision);
+    let parts = sink.parts();
+    let schema = program.schema();
+    let mut text = String::new();
+    let render = |template: &ir::Template, at: &[usize], text: &mut String| {
+        text.clear();
+        let mut at = at.iter();
+        let _ = render_template_into(template, text, |id, out| {
+            let word = at.next().copied().unwrap_or(0);
+            render_words(program, &schema, c.expr(id).ty, (state[word], state[word + 1]), out);
+            Ok::<(), std::convert::Infallible>(())
+        });
+    };
+    if parts.has(Parts::REASONS) {
+        for i in fired() {
+            let rule = &c.rules[i];
+            if let Some(v) = rule.verdict.as_ref().filter(|v| v.verdict == decision) {
+                render(&v.message, &layout.parts[i], &mut text);
+                sink.reason(&rule.name, v.verdict, &text);
+            }
+        }
+    }
+    if parts.has(Parts::FINDINGS) {
+        for i in fired() {
+            let rule = &c.rules[i];
+            if let Some(f) = &rule.finding {
+                let skipped = rule.verdict.as_ref().map_or(0, |v| v.message.expr_count());
+                render(&f.message, &layout.parts[i][skipped..], &mut text);
+                sink.finding(&rule.name, &f.code, f.severity.name(), &text);
+            }
+        }
+    }
+    if parts.has(Parts::EFFECTS) {
+        for (i, effect) in c.effects.iter().enumerate() {
+            let at = layout.effects[i];
+            if state[at] != 0 {
+                let value = word_value(program, effect.ty, state[at + 1], state[at + 2]);
+                sink.effect(&effect.name, &crate::interp::owned(&schema, effect.ty, &value));
+            }
+        }
+    }
+    sink.end();
 }
 
 /// Appends a message part of type `ty` kept in two words: ints, decimals,

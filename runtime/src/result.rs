@@ -4,12 +4,23 @@
 //! `decision`, `reasons`, `findings`, `effects`, `errors`. Decimals are
 //! strings (exact); ints and floats are numbers; effects appear in
 //! declaration order and only when a rule set them.
+//!
+//! Engines give a result to a [`ResultSink`] part by part (native code
+//! straight from its state area, the interpreter by replaying an
+//! [`Evaluation`]); [`JsonResult`] writes the JSON line, [`Collect`]
+//! builds an [`Evaluation`], and the batch writers build Arrow columns.
 
 use std::fmt::Write as _;
 
 use ir::{RuleId, TypeId, Verdict};
 use rust_decimal::Decimal;
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
+
+mod json;
+mod sink;
+
+pub use json::JsonResult;
+pub use sink::{Collect, Parts, ResultSink};
 
 /// One evaluation's outcome. Borrows names from the contract.
 #[derive(Clone, PartialEq, Debug)]
@@ -87,12 +98,7 @@ impl<'p> Outcomes<'p> {
         effects: Vec<EffectResult<'p>>,
         errors: Vec<ErrorEntry<'p>>,
     ) -> Evaluation<'p> {
-        let decision = match decided {
-            Some(verdict) => verdict,
-            None if failed_closed || !self.deny.is_empty() => Verdict::Deny,
-            None if !self.allow.is_empty() => Verdict::Allow,
-            None => c.default,
-        };
+        let decision = decide(c, decided, failed_closed, !self.deny.is_empty(), !self.allow.is_empty());
         let reasons = match decision {
             Verdict::Deny => self.deny,
             Verdict::Allow => self.allow,
@@ -106,6 +112,25 @@ impl<'p> Outcomes<'p> {
             effects,
             errors,
         }
+    }
+}
+
+/// The decision of an evaluation: the verdict of the rule that decided
+/// under first-match (`decided`), else deny when a denial fired or an
+/// error failed closed, else allow when an allowance fired, else the
+/// contract's default. Every engine decides here.
+pub fn decide(
+    c: &ir::Contract,
+    decided: Option<Verdict>,
+    failed_closed: bool,
+    denied: bool,
+    allowed: bool,
+) -> Verdict {
+    match decided {
+        Some(verdict) => verdict,
+        None if failed_closed || denied => Verdict::Deny,
+        None if allowed => Verdict::Allow,
+        None => c.default,
     }
 }
 
@@ -163,87 +188,7 @@ impl Serialize for Owned {
     }
 }
 
-impl Serialize for Evaluation<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut map = s.serialize_map(Some(7))?;
-        map.serialize_entry("contract", self.contract)?;
-        map.serialize_entry("version", self.version)?;
-        map.serialize_entry("decision", self.decision.name())?;
-        map.serialize_entry("reasons", &Entries(&self.reasons))?;
-        map.serialize_entry("findings", &Entries(&self.findings))?;
-        map.serialize_entry("effects", &EffectsObject(&self.effects))?;
-        map.serialize_entry("errors", &Entries(&self.errors))?;
-        map.end()
-    }
-}
-
-/// A list of entries, each serialized as an ordered object.
-struct Entries<'e, T>(&'e [T]);
-
-impl<T: Entry> Serialize for Entries<'_, T> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut seq = s.serialize_seq(Some(self.0.len()))?;
-        for entry in self.0 {
-            seq.serialize_element(&EntryObject(entry))?;
-        }
-        seq.end()
-    }
-}
-
-/// The fields of a result entry, in their fixed order.
-trait Entry {
-    fn fields(&self) -> Vec<(&'static str, &str)>;
-}
-
-impl Entry for Reason<'_> {
-    fn fields(&self) -> Vec<(&'static str, &str)> {
-        vec![("rule", self.rule), ("outcome", self.outcome.name()), ("message", &self.message)]
-    }
-}
-
-impl Entry for FindingResult<'_> {
-    fn fields(&self) -> Vec<(&'static str, &str)> {
-        vec![
-            ("rule", self.rule),
-            ("code", self.code),
-            ("severity", self.severity),
-            ("message", &self.message),
-        ]
-    }
-}
-
-impl Entry for ErrorEntry<'_> {
-    fn fields(&self) -> Vec<(&'static str, &str)> {
-        vec![("rule", self.rule), ("message", &self.message)]
-    }
-}
-
-struct EntryObject<'e, T>(&'e T);
-
-impl<T: Entry> Serialize for EntryObject<'_, T> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let fields = self.0.fields();
-        let mut map = s.serialize_map(Some(fields.len()))?;
-        for (key, value) in fields {
-            map.serialize_entry(key, value)?;
-        }
-        map.end()
-    }
-}
-
-struct EffectsObject<'e, 'p>(&'e [EffectResult<'p>]);
-
-impl Serialize for EffectsObject<'_, '_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut map = s.serialize_map(Some(self.0.len()))?;
-        for effect in self.0 {
-            map.serialize_entry(effect.name, &effect.value)?;
-        }
-        map.end()
-    }
-}
-
-impl Evaluation<'_> {
+impl<'p> Evaluation<'p> {
     /// The result line `rulec eval` prints (no trailing newline).
     pub fn to_json(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(256);
@@ -253,7 +198,34 @@ impl Evaluation<'_> {
 
     /// Appends the result's JSON to `out`.
     pub fn write_json(&self, out: &mut Vec<u8>) {
-        let _ = serde_json::to_writer(out, self);
+        self.replay(&mut JsonResult::new(out, Parts::ALL));
+    }
+
+    /// Gives this result to `sink`, part by part, as the engines do.
+    pub fn replay(&self, sink: &mut dyn ResultSink<'p>) {
+        let parts = sink.parts();
+        sink.decision(self.contract, self.version, self.decision);
+        if parts.has(Parts::REASONS) {
+            for r in &self.reasons {
+                sink.reason(r.rule, r.outcome, &r.message);
+            }
+        }
+        if parts.has(Parts::FINDINGS) {
+            for f in &self.findings {
+                sink.finding(f.rule, f.code, f.severity, &f.message);
+            }
+        }
+        if parts.has(Parts::EFFECTS) {
+            for e in &self.effects {
+                sink.effect(e.name, &e.value);
+            }
+        }
+        if parts.has(Parts::ERRORS) {
+            for e in &self.errors {
+                sink.error(e.rule, &e.message);
+            }
+        }
+        sink.end();
     }
 
     /// The rule ids of the reasons, for tests.

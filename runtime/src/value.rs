@@ -284,16 +284,27 @@ pub fn list_element(schema: &Schema<'_>, ty: TypeId) -> TypeId {
 #[inline(always)]
 pub fn render_template<E>(
     template: &ir::Template,
-    mut value: impl FnMut(ir::ExprId, &mut String) -> Result<(), E>,
+    value: impl FnMut(ir::ExprId, &mut String) -> Result<(), E>,
 ) -> Result<String, E> {
     let mut out = String::with_capacity(template.capacity_hint());
+    render_template_into(template, &mut out, value)?;
+    Ok(out)
+}
+
+/// [`render_template`], appending to `out`.
+#[inline(always)]
+pub fn render_template_into<E>(
+    template: &ir::Template,
+    out: &mut String,
+    mut value: impl FnMut(ir::ExprId, &mut String) -> Result<(), E>,
+) -> Result<(), E> {
     for part in &template.parts {
         match part {
             ir::TemplatePart::Text(text) => out.push_str(text),
-            ir::TemplatePart::Expr(id) => value(*id, &mut out)?,
+            ir::TemplatePart::Expr(id) => value(*id, out)?,
         }
     }
-    Ok(out)
+    Ok(())
 }
 
 /// Appends a JSON string literal.
