@@ -129,6 +129,21 @@ fn bundle_loader_refuses_a_repeated_table_key() {
     assert!(error.contains("key \"IR\" appears twice"), "{error}");
 }
 
+/// A bundle whose type table holds an optional record is refused: records
+/// are laid out inline, so an absent one would have no slot of its own
+/// (reading a request into one overran its slot).
+#[test]
+fn bundle_loader_refuses_an_optional_record() {
+    let source = "contract: a.b\nversion: 1.0.0\ninput:\n  r: { x: int }\n  p: int?\nrules:\n  - id: a\n    when: has(p)\n    deny: x\n";
+    let text = String::from_utf8(frontend::compile(source).unwrap().to_json()).unwrap();
+    // Type 8 is the record `{ x: int }`, type 9 `int?`: make it `{ x: int }?`.
+    let edited = text.replacen("\"optional\": 1", "\"optional\": 8", 1);
+    assert_ne!(edited, text, "the bundle has `int?`");
+    let error =
+        ir::Bundle::from_json(edited.as_bytes()).expect_err("the edited bundle is refused").to_string();
+    assert!(error.contains("an optional record"), "{error}");
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(512))]
 

@@ -14,7 +14,8 @@
 //!    nesting is at most [`MAX_TYPE_DEPTH`]; the primitives sit at their
 //!    fixed ids; records have unique, well-formed field names;
 //!    enums have at least one value and no duplicates; no optional of an
-//!    optional; `input` is a record.
+//!    optional, nor an optional record (records are inline: an absent one
+//!    has no slot of its own); `input` is a record.
 //! 3. **Tables**: unique identifiers, not shadowing an input field; keys
 //!    and set elements are `string`, `int` or an enum; values are not
 //!    optional; every row has the declared types; keys are unique.
@@ -212,6 +213,9 @@ impl<'a> Verifier<'a> {
             match kind {
                 TypeKind::Optional(inner) if matches!(types.kind(*inner), TypeKind::Optional(_)) => {
                     self.error(&path, "an optional of an optional");
+                }
+                TypeKind::Optional(inner) if matches!(types.kind(*inner), TypeKind::Record(_)) => {
+                    self.error(&path, "an optional record");
                 }
                 TypeKind::Record(fields) => {
                     let mut seen = HashSet::new();

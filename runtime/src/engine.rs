@@ -26,7 +26,9 @@ use crate::budget::{Budget, Limit, OutOfTime};
 use crate::host::{HostFn, HostValue, Signature, matches_type};
 use crate::interp::{self, Context};
 use crate::native::{NativeCompiler, NativeProgram, NativeRun};
+use crate::data::RecordRef;
 use crate::program::Program;
+use crate::records::Records;
 use crate::request::{Envelope, Input, InvalidInput};
 use crate::result::{Collect, Evaluation, ResultSink, RuleTrace};
 
@@ -324,6 +326,12 @@ impl Contract {
         &self.program.contract.version
     }
 
+    /// This loaded contract's identity (records and requests laid out
+    /// for it carry it).
+    pub(crate) fn id(&self) -> u64 {
+        self.id
+    }
+
     /// The bundle's content hash.
     pub fn hash(&self) -> &str {
         &self.hash
@@ -465,6 +473,24 @@ impl Contract {
         Ok(())
     }
 
+    /// Evaluates row `row` of `records` (which must be valid, and laid out
+    /// for this contract) in `context`, giving the result to `sink`.
+    pub fn evaluate_record<'c>(
+        &'c self,
+        records: &Records<'_>,
+        row: usize,
+        context: &Context,
+        sink: &mut dyn ResultSink<'c>,
+    ) -> Result<(), EvaluateError> {
+        if !records.is_for(self) {
+            return Err(EvaluateError::WrongContract { expected: self.name().to_string() });
+        }
+        if let Some(evaluation) = self.evaluate_slots(context, records.record(row), sink)? {
+            evaluation.replay(sink);
+        }
+        Ok(())
+    }
+
     /// Runs native code into `sink` when it is ready, or else (and when it
     /// falls back) the interpreter, whose evaluation is returned.
     fn evaluate_to<'c>(
@@ -473,9 +499,17 @@ impl Contract {
         sink: &mut dyn ResultSink<'c>,
     ) -> Result<Option<Evaluation<'c>>, EvaluateError> {
         self.check_request(request)?;
-        let budget = Budget::new(request.context.limit);
+        self.evaluate_slots(&request.context, request.input.record(), sink)
+    }
+
+    fn evaluate_slots<'c>(
+        &'c self,
+        context: &Context,
+        input: RecordRef<'_>,
+        sink: &mut dyn ResultSink<'c>,
+    ) -> Result<Option<Evaluation<'c>>, EvaluateError> {
+        let budget = Budget::new(context.limit);
         if let Some(native) = self.native.get() {
-            let (context, input) = (&request.context, &request.input);
             match crate::native::run(&self.program, native, &self.hosts, context, input, &budget, sink) {
                 NativeRun::Done => {
                     self.native_runs.fetch_add(1, Ordering::Relaxed);
@@ -492,14 +526,14 @@ impl Contract {
                 self.compile_in_background();
             }
         }
-        Ok(Some(interp::evaluate(&self.program, &self.hosts, &request.context, &request.input, &budget)?))
+        Ok(Some(interp::evaluate(&self.program, &self.hosts, context, input, &budget)?))
     }
 
     /// Evaluates with the interpreter only, whatever the engine.
     pub fn interpret(&self, request: &Request<'_>) -> Result<Evaluation<'_>, EvaluateError> {
         self.check_request(request)?;
         let budget = Budget::new(request.context.limit);
-        Ok(interp::evaluate(&self.program, &self.hosts, &request.context, &request.input, &budget)?)
+        Ok(interp::evaluate(&self.program, &self.hosts, &request.context, request.input.record(), &budget)?)
     }
 
     /// How many evaluations native code finished, and how many it handed
@@ -563,7 +597,7 @@ impl Contract {
     pub fn explain(&self, request: &Request<'_>) -> Result<(Evaluation<'_>, Vec<RuleTrace>), EvaluateError> {
         self.check_request(request)?;
         let budget = Budget::new(request.context.limit);
-        Ok(interp::explain(&self.program, &self.hosts, &request.context, &request.input, &budget)?)
+        Ok(interp::explain(&self.program, &self.hosts, &request.context, request.input.record(), &budget)?)
     }
 
     /// Evaluates many requests in one call, appending results in order.

@@ -25,7 +25,6 @@ use crate::error::{EvalError, Fault};
 use crate::host::{HostFn, call_host, to_host};
 use crate::ops;
 use crate::program::{CmpKind, Node, NodeId, Program, ReadKind};
-use crate::request::Input;
 use crate::result::{EffectResult, ErrorEntry, Evaluation, Outcomes, Owned, RuleTrace};
 use crate::value::{Schema, Value, read, render, render_template};
 
@@ -47,10 +46,10 @@ pub fn evaluate<'p>(
     program: &'p Program,
     hosts: &'p [HostFn],
     context: &Context,
-    input: &Input<'_>,
+    input: RecordRef<'_>,
     budget: &Budget,
 ) -> Result<Evaluation<'p>, OutOfTime> {
-    let mut frame = Frame::new(program, hosts, context, input.record(), false, budget);
+    let mut frame = Frame::new(program, hosts, context, input, false, budget);
     frame.run(context)
 }
 
@@ -59,10 +58,10 @@ pub fn explain<'p>(
     program: &'p Program,
     hosts: &'p [HostFn],
     context: &Context,
-    input: &Input<'_>,
+    input: RecordRef<'_>,
     budget: &Budget,
 ) -> Result<(Evaluation<'p>, Vec<RuleTrace>), OutOfTime> {
-    let mut frame = Frame::new(program, hosts, context, input.record(), true, budget);
+    let mut frame = Frame::new(program, hosts, context, input, true, budget);
     let evaluation = frame.run(context)?;
     let traces =
         (0..program.contract.rules.len()).map(|i| frame.trace(context, RuleId::from_index(i))).collect();

@@ -2,6 +2,7 @@
 //!
 //! - [`data`] and [`layout`]: inputs and constants as flat slot arrays;
 //! - [`request`]: requests validated against the schema while parsed;
+//! - [`records`]: many input records laid out for batch evaluation;
 //! - [`program`]: a contract prepared for evaluation (slots resolved,
 //!   tables indexed, regexes compiled);
 //! - [`interp`]: the interpreter, the reference semantics;
@@ -27,6 +28,7 @@ pub mod matcher;
 pub mod native;
 pub mod ops;
 pub mod program;
+pub mod records;
 pub mod request;
 pub mod result;
 pub mod value;

@@ -214,7 +214,7 @@ pub fn run<'p>(
     native: &NativeProgram,
     hosts: &[HostFn],
     context: &Context,
-    input: &crate::request::Input<'_>,
+    input: RecordRef<'_>,
     budget: &Budget,
     sink: &mut dyn ResultSink<'p>,
 ) -> NativeRun {

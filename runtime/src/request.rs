@@ -144,6 +144,11 @@ impl<'r> Input<'r> {
     pub fn store(&self) -> &Store<'r> {
         &self.store
     }
+
+    /// The slots and the store behind them, to keep together.
+    pub(crate) fn into_parts(self) -> (Vec<Slot>, Store<'r>) {
+        (self.slots, self.store)
+    }
 }
 
 /// A path segment.

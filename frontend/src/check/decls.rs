@@ -198,6 +198,16 @@ impl Checker<'_> {
                     );
                     return None;
                 }
+                if self.types.record_fields(inner_id).is_some() {
+                    // Records are laid out inline, so an absent one has no
+                    // slot to say so (LANGUAGE.md is silent; decisions.md).
+                    self.error(
+                        Diagnostic::error(codes::BAD_TYPE, ty.span, "a record cannot be optional")
+                            .label("optional record")
+                            .with_help("make the record's fields optional instead, e.g. `{ city: string? }`"),
+                    );
+                    return None;
+                }
                 Some(self.types.optional_of(inner_id))
             }
             TypeExprKind::Record(fields) => {

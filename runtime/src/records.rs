@@ -1,0 +1,150 @@
+//! Many input records of one contract, laid out row after row as slots:
+//! what batch evaluation builds from a chunk of NDJSON lines or an Arrow
+//! record batch, and then evaluates row by row.
+//!
+//! Rows are filled through [`SlotsMut`], whose setters are the only way
+//! besides request parsing to make slots: scalars by value, strings
+//! borrowed for `'r` (the chunk's bytes, an Arrow buffer) or owned by the
+//! records, lists built element by element into the records' store. So the
+//! safety argument of [`crate::data`] holds: no slot points at anything
+//! that does not outlive the records.
+
+use rust_decimal::Decimal;
+
+use crate::data::{RecordRef, Slot, Store};
+use crate::engine::Contract;
+use crate::request::{Input, InvalidInput};
+
+/// `rows` input records of one contract, each `width` slots.
+#[derive(Debug)]
+pub struct Records<'r> {
+    contract_id: u64,
+    width: usize,
+    rows: usize,
+    slots: Vec<Slot>,
+    store: Store<'r>,
+    /// The stores of rows parsed from text, kept alive with their slots.
+    parsed: Vec<Store<'r>>,
+    /// Per row: the reason it is invalid, or `None`.
+    problems: Vec<Option<InvalidInput>>,
+}
+
+impl<'r> Records<'r> {
+    /// `rows` empty (all absent) records for `contract`.
+    pub fn new(contract: &Contract, rows: usize) -> Records<'r> {
+        let width = contract.program().input_width();
+        Records {
+            contract_id: contract.id(),
+            width,
+            rows,
+            slots: vec![Slot::ABSENT; width * rows],
+            store: Store::new(),
+            parsed: Vec::new(),
+            problems: vec![None; rows],
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.rows
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rows == 0
+    }
+
+    /// Whether these records were laid out for `contract`.
+    pub fn is_for(&self, contract: &Contract) -> bool {
+        self.contract_id == contract.id()
+    }
+
+    /// Row `row`'s slots, to fill.
+    pub fn row_mut(&mut self, row: usize) -> SlotsMut<'_, 'r> {
+        let slots = &mut self.slots[row * self.width..(row + 1) * self.width];
+        SlotsMut { slots, store: &mut self.store }
+    }
+
+    /// Reads row `row` from an input record's JSON text (validated as a
+    /// request's input is); an invalid record is kept as its problem.
+    pub fn parse_row(&mut self, contract: &Contract, row: usize, text: &'r str) {
+        match Input::parse(contract.program(), text) {
+            Ok(input) => {
+                let (slots, store) = input.into_parts();
+                self.slots[row * self.width..(row + 1) * self.width].copy_from_slice(&slots);
+                self.parsed.push(store);
+            }
+            Err(problem) => self.problems[row] = Some(problem),
+        }
+    }
+
+    /// Marks row `row` invalid.
+    pub fn set_problem(&mut self, row: usize, problem: InvalidInput) {
+        self.problems[row] = Some(problem);
+    }
+
+    /// Why row `row` is invalid, if it is.
+    pub fn problem(&self, row: usize) -> Option<&InvalidInput> {
+        self.problems[row].as_ref()
+    }
+
+    /// Row `row` as a record view.
+    pub fn record(&self, row: usize) -> RecordRef<'_> {
+        // SAFETY: the row's slots were made by `SlotsMut` or by request
+        // parsing, pointing into `self.store`, `self.parsed` or text
+        // borrowed for `'r`, all of which outlive this borrow of `self`.
+        unsafe { RecordRef::new(&self.slots[row * self.width..(row + 1) * self.width]) }
+    }
+}
+
+/// Slots to fill (a row, or a list's elements), and the store that keeps
+/// what they point at.
+#[derive(Debug)]
+pub struct SlotsMut<'b, 'r> {
+    slots: &'b mut [Slot],
+    store: &'b mut Store<'r>,
+}
+
+impl<'r> SlotsMut<'_, 'r> {
+    pub fn set_bool(&mut self, offset: usize, value: bool) {
+        self.slots[offset] = Slot::bool(value);
+    }
+
+    pub fn set_int(&mut self, offset: usize, value: i64) {
+        self.slots[offset] = Slot::int(value);
+    }
+
+    pub fn set_float(&mut self, offset: usize, value: f64) {
+        self.slots[offset] = Slot::float(value);
+    }
+
+    pub fn set_decimal(&mut self, offset: usize, value: Decimal) {
+        self.slots[offset] = Slot::decimal(value);
+    }
+
+    /// Nanoseconds since the Unix epoch.
+    pub fn set_timestamp(&mut self, offset: usize, nanos: i64) {
+        self.slots[offset] = Slot::timestamp(nanos);
+    }
+
+    /// Nanoseconds.
+    pub fn set_duration(&mut self, offset: usize, nanos: i64) {
+        self.slots[offset] = Slot::duration(nanos);
+    }
+
+    /// A string borrowed for `'r`.
+    pub fn set_str(&mut self, offset: usize, text: &'r str) {
+        self.slots[offset] = self.store.borrowed_str(text);
+    }
+
+    /// A string the records keep.
+    pub fn set_owned_str(&mut self, offset: usize, text: String) {
+        self.slots[offset] = self.store.owned_str(text);
+    }
+
+    /// A list of `count` elements, each `stride` slots, filled by `fill`
+    /// (element `i` at offsets `i * stride ..`).
+    pub fn set_list(&mut self, offset: usize, count: usize, stride: usize, fill: impl FnOnce(&mut SlotsMut<'_, 'r>)) {
+        let mut elements = vec![Slot::ABSENT; count * stride.max(1)];
+        fill(&mut SlotsMut { slots: &mut elements, store: self.store });
+        self.slots[offset] = self.store.list(elements, count);
+    }
+}
