@@ -1,10 +1,12 @@
-//! The HTTP API: routing, the bearer token, body limits, and each
-//! endpoint. Statuses follow INTERFACES.md: 400 for a malformed or invalid
-//! request (the body says where), 401 without the right token, 404 for an
-//! unknown contract or endpoint, 405 for a wrong method, 413 for a body
-//! over `--max-body` (whatever `Content-Length` says, chunked or not), 503
-//! with `Retry-After` when the queue is full or an evaluation timed out.
-//! Nothing a client sends makes a 500.
+//! The HTTP API: the route table (`ROUTES`: each path, its methods,
+//! whether it needs the token), the `Host` check, the bearer token, body
+//! limits, and each endpoint. Statuses follow INTERFACES.md: 400 for a
+//! malformed or invalid request (the body says where) and for an HTTP/1.1
+//! request without exactly one valid `Host`, 401 without the right token,
+//! 404 for an unknown contract or endpoint, 405 with `Allow` for a wrong
+//! method, 413 for a body over `--max-body` (whatever `Content-Length`
+//! says, chunked or not), 503 with `Retry-After` when the queue is full or
+//! an evaluation timed out. Nothing a client sends makes a 500.
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -16,7 +18,7 @@ use http_body_util::combinators::BoxBody;
 use http_body_util::{BodyExt, Full, Limited, StreamBody};
 use hyper::body::{Frame, Incoming};
 use hyper::header::{self, HeaderValue};
-use hyper::{Method, Request, Response, StatusCode};
+use hyper::{Request, Response, StatusCode, Version};
 use subtle::ConstantTimeEq;
 use tokio::sync::{mpsc, oneshot};
 
@@ -35,6 +37,35 @@ pub const REVISION_HEADER: &str = "x-rulec-revision";
 /// NDJSON lines evaluated per job: enough to amortise the hand-off, few
 /// enough that results stream.
 const LINES_PER_JOB: usize = 64;
+
+/// An endpoint of the API.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Endpoint {
+    Health,
+    Ready,
+    Contracts,
+    Metrics,
+    Evaluations,
+}
+
+/// A path, the methods it takes (its `Allow`), and whether it needs the
+/// token.
+struct Route {
+    path: &'static str,
+    methods: &'static [&'static str],
+    public: bool,
+    endpoint: Endpoint,
+}
+
+/// Every route of the API: the one place that says which path takes
+/// which methods.
+const ROUTES: &[Route] = &[
+    Route { path: "/healthz", methods: &["GET", "HEAD"], public: true, endpoint: Endpoint::Health },
+    Route { path: "/readyz", methods: &["GET", "HEAD"], public: false, endpoint: Endpoint::Ready },
+    Route { path: "/contracts", methods: &["GET", "HEAD"], public: false, endpoint: Endpoint::Contracts },
+    Route { path: "/metrics", methods: &["GET", "HEAD"], public: false, endpoint: Endpoint::Metrics },
+    Route { path: "/evaluations", methods: &["POST"], public: false, endpoint: Endpoint::Evaluations },
+];
 
 /// Everything a request handler needs.
 #[derive(Debug)]
@@ -78,39 +109,57 @@ pub async fn handle(app: Arc<App>, request: Request<Incoming>) -> Result<Respons
 }
 
 async fn route(app: &Arc<App>, request: Request<Incoming>, logged: &mut Logged) -> Response<Body> {
-    let path = request.uri().path();
-    if path == "/healthz" {
-        return text(StatusCode::OK, "ok\n");
+    if !names_its_host(&request) {
+        return json(
+            StatusCode::BAD_REQUEST,
+            error_json("bad_host", "an HTTP/1.1 request needs exactly one valid `Host` header"),
+        );
     }
-    if !authorized(app, &request) {
+    let path = request.uri().path();
+    let route = ROUTES.iter().find(|route| route.path == path);
+    if !route.is_some_and(|route| route.public) && !authorized(app, &request) {
         let mut response =
             json(StatusCode::UNAUTHORIZED, error_json("unauthorized", "a valid bearer token is required"));
         response.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
         return response;
     }
-    let known = ["/evaluations", "/contracts", "/readyz", "/metrics"];
-    if !known.contains(&path) {
+    let Some(route) = route else {
         return json(StatusCode::NOT_FOUND, error_json("not_found", &format!("no endpoint `{path}`")));
-    }
-    let wanted = if path == "/evaluations" { Method::POST } else { Method::GET };
-    if request.method() != wanted {
+    };
+    if !route.methods.contains(&request.method().as_str()) {
+        let allow = route.methods.join(", ");
         let mut response = json(
             StatusCode::METHOD_NOT_ALLOWED,
-            error_json("method_not_allowed", &format!("`{path}` takes {wanted}")),
+            error_json("method_not_allowed", &format!("`{path}` takes {allow}")),
         );
-        if let Ok(allow) = HeaderValue::from_str(wanted.as_str()) {
+        if let Ok(allow) = HeaderValue::from_str(&allow) {
             response.headers_mut().insert(header::ALLOW, allow);
         }
         return response;
     }
-    match path {
-        "/evaluations" => evaluations(app, request, logged).await,
-        "/contracts" => contracts(app),
-        "/readyz" if app.draining.load(Ordering::Relaxed) => {
+    match route.endpoint {
+        Endpoint::Health => text(StatusCode::OK, "ok\n"),
+        Endpoint::Evaluations => evaluations(app, request, logged).await,
+        Endpoint::Contracts => contracts(app),
+        Endpoint::Ready if app.draining.load(Ordering::Relaxed) => {
             text(StatusCode::SERVICE_UNAVAILABLE, "draining\n")
         }
-        "/readyz" => text(StatusCode::OK, "ready\n"),
-        _ => metrics(app),
+        Endpoint::Ready => text(StatusCode::OK, "ready\n"),
+        Endpoint::Metrics => metrics(app),
+    }
+}
+
+/// Whether the request names its host as RFC 9112 section 3.2 requires:
+/// one `Host` line with a valid value (empty is valid), which HTTP/1.1
+/// may not leave out and HTTP/1.0 may.
+fn names_its_host(request: &Request<Incoming>) -> bool {
+    let mut hosts = request.headers().get_all(header::HOST).iter();
+    match (hosts.next(), hosts.next()) {
+        (None, _) => matches!(request.version(), Version::HTTP_09 | Version::HTTP_10),
+        (Some(host), None) => {
+            host.is_empty() || hyper::http::uri::Authority::try_from(host.as_bytes()).is_ok()
+        }
+        (Some(_), Some(_)) => false,
     }
 }
 

@@ -58,6 +58,32 @@ fn cases() -> Vec<Case> {
         Case { name: "metrics", raw: authed("GET", "/metrics", b""), status: 200 },
         Case { name: "an unknown endpoint", raw: authed("GET", "/nope", b""), status: 404 },
         Case { name: "a wrong method", raw: authed("GET", "/evaluations", b""), status: 405 },
+        Case { name: "health takes GET only", raw: raw("POST", "/healthz", "", b""), status: 405 },
+        Case { name: "HEAD of health", raw: raw("HEAD", "/healthz", "", b""), status: 200 },
+        Case {
+            name: "HTTP/1.1 without Host",
+            raw: b"GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n".to_vec(),
+            status: 400,
+        },
+        Case {
+            name: "HTTP/1.1 without Host, with a token",
+            raw: format!(
+                "GET /contracts HTTP/1.1\r\nAuthorization: Bearer {TOKEN}\r\nConnection: close\r\n\r\n"
+            )
+            .into_bytes(),
+            status: 400,
+        },
+        Case {
+            name: "HTTP/1.1 with two Host lines",
+            raw: raw("GET", "/healthz", "Host: u\r\n", b""),
+            status: 400,
+        },
+        Case {
+            name: "HTTP/1.1 with an invalid Host",
+            raw: b"GET /healthz HTTP/1.1\r\nHost: a b\r\nConnection: close\r\n\r\n".to_vec(),
+            status: 400,
+        },
+        Case { name: "HTTP/1.0 needs no Host", raw: b"GET /healthz HTTP/1.0\r\n\r\n".to_vec(), status: 200 },
         Case {
             name: "a valid request",
             raw: authed("POST", "/evaluations", transfer().as_bytes()),
@@ -308,4 +334,31 @@ fn shutdown_lets_in_flight_requests_finish() {
     assert_eq!(response.text().lines().count(), 3000, "every line answered before the server stopped");
     // And nothing is accepted any more.
     assert!(std::net::TcpStream::connect(addr).is_err(), "still accepting after shutdown");
+}
+
+#[test]
+fn every_wrong_method_is_a_405_naming_the_allowed_ones() {
+    let server = TestServer::start(|_| {});
+    let routes = [
+        ("/healthz", "GET, HEAD"),
+        ("/readyz", "GET, HEAD"),
+        ("/contracts", "GET, HEAD"),
+        ("/metrics", "GET, HEAD"),
+        ("/evaluations", "POST"),
+    ];
+    let mut wrong = Vec::new();
+    for (path, allow) in routes {
+        for method in ["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"] {
+            let response = server.call(method, path, "application/json", b"");
+            let allowed = allow.split(", ").any(|m| m == method);
+            let status_ok = if allowed { response.status != 405 } else { response.status == 405 };
+            if !status_ok {
+                wrong.push(format!("{method} {path}: {}", response.status));
+            }
+            if !allowed && response.header("allow") != Some(allow) {
+                wrong.push(format!("{method} {path}: Allow is {:?}, not {allow}", response.header("allow")));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
