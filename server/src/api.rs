@@ -1,12 +1,13 @@
 //! The HTTP API: the route table (`ROUTES`: each path, its methods,
-//! whether it needs the token), the `Host` check, the bearer token, body
-//! limits, and each endpoint. Statuses follow INTERFACES.md: 400 for a
-//! malformed or invalid request (the body says where) and for an HTTP/1.1
-//! request without exactly one valid `Host`, 401 without the right token,
-//! 404 for an unknown contract or endpoint, 405 with `Allow` for a wrong
-//! method, 413 for a body over `--max-body` (whatever `Content-Length`
-//! says, chunked or not), 503 with `Retry-After` when the queue is full or
-//! an evaluation timed out. Nothing a client sends makes a 500.
+//! whether it needs the token), the `Host` check, the bearer token, and
+//! each endpoint. Statuses follow INTERFACES.md: 400 for a malformed or
+//! invalid request (the body says where) and for an HTTP/1.1 request
+//! without exactly one valid `Host`, 401 without the right token, 404 for
+//! an unknown contract or endpoint, 405 with `Allow` for a wrong method,
+//! 408 for a body that arrives too slowly and 413 for one over
+//! `--max-body` (see [`crate::body`]), 503 with `Retry-After` when the
+//! queue is full or an evaluation timed out. Nothing a client sends makes
+//! a 500.
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -15,13 +16,14 @@ use std::time::{Duration, Instant, SystemTime};
 
 use bytes::Bytes;
 use http_body_util::combinators::BoxBody;
-use http_body_util::{BodyExt, Full, Limited, StreamBody};
+use http_body_util::{BodyExt, Full, StreamBody};
 use hyper::body::{Frame, Incoming};
 use hyper::header::{self, HeaderValue};
 use hyper::{Request, Response, StatusCode, Version};
 use subtle::ConstantTimeEq;
 use tokio::sync::{mpsc, oneshot};
 
+use crate::body::{BodyError, BodyReader};
 use crate::config::Config;
 use crate::evaluate::{self, Answer, error_json};
 use crate::metrics::{Metrics, Snapshot};
@@ -181,9 +183,13 @@ async fn evaluations(app: &Arc<App>, request: Request<Incoming>, logged: &mut Lo
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.trim_start().starts_with("application/x-ndjson"));
-    let body = match read_body(app, request).await {
+    let body = match body_reader(app, request) {
+        Ok(body) => body.collect().await,
+        Err(failure) => Err(failure),
+    };
+    let body = match body {
         Ok(body) => body,
-        Err(response) => return response,
+        Err(failure) => return body_error(&failure),
     };
     let set = app.rules.current();
     logged.revision = Some(set.revision);
@@ -198,29 +204,24 @@ async fn evaluations(app: &Arc<App>, request: Request<Incoming>, logged: &mut Lo
     response
 }
 
-/// The request body, or the 4xx that answers it: 413 over the limit
-/// (announced or actual), 400 when the client broke off or mangled it.
-async fn read_body(app: &App, request: Request<Incoming>) -> Result<Bytes, Response<Body>> {
+/// A reader of the request's body within the limit and the pace, or the
+/// 413 when its announced length is over the limit already.
+fn body_reader(app: &App, request: Request<Incoming>) -> Result<BodyReader, BodyError> {
     let limit = app.config.max_body;
-    let too_large = || {
-        json(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            error_json("payload_too_large", &format!("the body is over the limit of {limit} bytes")),
-        )
-    };
     let announced =
         request.headers().get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
     if announced.is_some_and(|n| n > limit as u64) {
-        return Err(too_large());
+        return Err(BodyError::TooLarge { limit });
     }
-    match Limited::new(request.into_body(), limit).collect().await {
-        Ok(collected) => Ok(collected.to_bytes()),
-        Err(error) if error.downcast_ref::<http_body_util::LengthLimitError>().is_some() => Err(too_large()),
-        Err(error) => Err(json(
-            StatusCode::BAD_REQUEST,
-            error_json("bad_body", &format!("the body could not be read: {error}")),
-        )),
-    }
+    Ok(BodyReader::new(request.into_body(), limit, app.config.body_pace))
+}
+
+/// The answer to a body that could not be read: 408, 413 or 400. The
+/// connection closes after it, since the rest of the body is not read.
+fn body_error(failure: &BodyError) -> Response<Body> {
+    let mut response = json(failure.status(), failure.to_json());
+    response.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
+    response
 }
 
 /// Why a job gave no answer.

@@ -5,13 +5,15 @@
 //!   whole and swapped atomically on reload; [`watch`]: reload triggers;
 //! - [`pool`]: the bounded evaluation pool (evaluations never run on the
 //!   async threads); [`evaluate`]: what a worker does with a body;
-//! - [`api`]: routing, auth, limits, endpoints; [`http`]: connections,
-//!   timeouts, graceful shutdown; [`metrics`]: `/metrics`;
+//! - [`api`]: routing, auth, endpoints; [`body`]: reading a body within
+//!   its size limit and its pace; [`http`]: connections, header timeout,
+//!   graceful shutdown; [`metrics`]: `/metrics`;
 //! - [`start`] runs a server on a tokio runtime and returns a handle (the
 //!   tests use it over loopback); [`run`] is `rulec serve`: logging,
 //!   signals, exit on drain.
 
 pub mod api;
+pub mod body;
 pub mod config;
 pub mod evaluate;
 pub mod http;
@@ -27,7 +29,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use tokio::net::TcpListener;
 use tokio::sync::watch as signal_watch;
 
-pub use config::{Config, EngineChoice};
+pub use config::{BodyPace, Config, EngineChoice};
 
 use crate::api::App;
 use crate::pool::Pool;

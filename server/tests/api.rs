@@ -3,7 +3,11 @@
 
 mod common;
 
-use common::{TOKEN, TestServer, example_requests, expected};
+use std::io::{Read, Write};
+use std::time::{Duration, Instant};
+
+use common::{TOKEN, TestServer, example_requests, expected, upload};
+use server::BodyPace;
 
 /// One request and the status it must get.
 struct Case {
@@ -361,4 +365,75 @@ fn every_wrong_method_is_a_405_naming_the_allowed_ones() {
         }
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// What a slow client sends, given the time since it sent the head.
+type Dribble = fn(Duration) -> &'static [u8];
+
+/// A request whose body is announced long and then sent by `dribble`
+/// (called every 20 ms with the time since the head was sent), and what
+/// came back within `limit`: the bytes, and whether the server closed.
+fn slow_body(server: &TestServer, dribble: Dribble, limit: Duration) -> (Vec<u8>, bool) {
+    let mut stream = std::net::TcpStream::connect(server.addr).expect("connected");
+    let head = format!(
+        "POST /evaluations HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer {TOKEN}\r\nContent-Type: application/json\r\nContent-Length: 1000000\r\n\r\n"
+    );
+    stream.write_all(head.as_bytes()).expect("the head sent");
+    stream.set_read_timeout(Some(Duration::from_millis(20))).expect("a timeout");
+    let started = Instant::now();
+    let mut answer = Vec::new();
+    let mut buffer = [0u8; 4096];
+    while started.elapsed() < limit {
+        let _ = stream.write_all(dribble(started.elapsed()));
+        match stream.read(&mut buffer) {
+            Ok(0) => return (answer, true),
+            Ok(n) => answer.extend_from_slice(&buffer[..n]),
+            Err(_) => {}
+        }
+    }
+    (answer, false)
+}
+
+#[test]
+fn a_body_that_stalls_or_dribbles_is_a_408_and_the_connection_closes() {
+    let pace = BodyPace { window: Duration::from_millis(300), min_rate: 1024 };
+    let server = TestServer::start(|config| config.body_pace = pace);
+    let cases: [(&str, Dribble); 3] = [
+        ("sends nothing", |_| b""),
+        ("stalls after a few bytes", |t| if t < Duration::from_millis(100) { b"{\"in" } else { b"" }),
+        // A byte every 20 ms: never idle for a window, far below the rate.
+        ("dribbles a byte at a time", |_| b" "),
+    ];
+    for (name, dribble) in cases {
+        let started = Instant::now();
+        let (answer, closed) = slow_body(&server, dribble, Duration::from_secs(5));
+        let text = String::from_utf8_lossy(&answer);
+        assert!(text.starts_with("HTTP/1.1 408"), "{name}: no 408 in {:?}: {text}", started.elapsed());
+        assert!(text.contains("\"kind\":\"body_timeout\""), "{name}: {text}");
+        assert!(closed, "{name}: the connection stayed open");
+        assert!(started.elapsed() < Duration::from_secs(2), "{name}: took {:?}", started.elapsed());
+    }
+}
+
+#[test]
+fn a_body_that_keeps_pace_is_served() {
+    // Above the rate (a 64-byte piece every 20 ms is 3,200 bytes a
+    // second) and longer than a window in all.
+    let pace = BodyPace { window: Duration::from_millis(300), min_rate: 1024 };
+    let server = TestServer::start(|config| config.body_pace = pace);
+    let lines = example_requests("shop.orders.check");
+    let (mut sender, mut answer) = upload(server.addr, "/evaluations", "application/x-ndjson");
+    let body: String = (0..40).map(|k| format!("{}\n", lines[k % lines.len()])).collect();
+    for piece in body.as_bytes().chunks(64) {
+        sender.send(piece).expect("sent");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    sender.finish().expect("finished");
+    assert_eq!(answer.head(), 200);
+    let got = answer.rest();
+    assert_eq!(got.len(), 40, "{got:?}");
+    for (k, line) in got.iter().enumerate() {
+        let want = String::from_utf8(expected("shop.orders.check", &lines[k % lines.len()])).expect("UTF-8");
+        assert_eq!(line, &want, "line {k}");
+    }
 }

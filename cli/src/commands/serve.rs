@@ -11,7 +11,7 @@ use crate::{Failure, Outcome};
 /// Serve a folder of contracts over HTTP.
 #[derive(clap::Args, Debug)]
 #[command(
-    after_help = "The bearer token comes from RULEC_TOKEN or --token-file; without one the server refuses to start unless --no-auth is given.\nRULEC_EVALUATION_TIMEOUT_MS sets the per-evaluation timeout (default 1000).\n\nExamples:\n  RULEC_TOKEN=s3cret rulec serve --rules examples/contracts/\n  rulec serve --rules rules/ --addr 0.0.0.0:8080 --token-file /run/secrets/rulec --workers 4"
+    after_help = "The bearer token comes from RULEC_TOKEN or --token-file; without one the server refuses to start unless --no-auth is given.\nRULEC_EVALUATION_TIMEOUT_MS sets the per-evaluation timeout (default 1000).\nA request body must keep arriving: each --body-timeout seconds of waiting for it must bring at least --min-body-rate bytes a second, or the request is answered 408 and the connection closed (RULEC_BODY_TIMEOUT and RULEC_MIN_BODY_RATE set them too; the flags win).\n\nExamples:\n  RULEC_TOKEN=s3cret rulec serve --rules examples/contracts/\n  rulec serve --rules rules/ --addr 0.0.0.0:8080 --token-file /run/secrets/rulec --workers 4"
 )]
 pub struct Args {
     /// The folder of contracts (`.yaml`) and bundles (`.bundle.json`);
@@ -39,6 +39,15 @@ pub struct Args {
     /// Seconds a client may take to send a request's headers.
     #[arg(long, default_value_t = 10)]
     header_timeout: u64,
+    /// Seconds the server waits for more of a request body, and the window
+    /// --min-body-rate is counted over (default 10, or RULEC_BODY_TIMEOUT).
+    #[arg(long, value_name = "SECS")]
+    body_timeout: Option<u64>,
+    /// Bytes a second a request body must arrive at, over each
+    /// --body-timeout window; 0 leaves only the timeout (default 1024, or
+    /// RULEC_MIN_BODY_RATE).
+    #[arg(long, value_name = "BYTES")]
+    min_body_rate: Option<u64>,
     #[arg(long, value_enum, default_value_t = EngineChoice::Auto)]
     engine: EngineChoice,
     /// Reload on SIGHUP only, not when the folder changes.
@@ -62,7 +71,12 @@ pub fn run(args: Args) -> Outcome {
     }
     config.max_body = args.max_body;
     config.header_timeout = Duration::from_secs(args.header_timeout.max(1));
-    config.evaluation_timeout = evaluation_timeout()?;
+    config.body_pace = server::BodyPace {
+        window: Duration::from_secs(setting(args.body_timeout, "RULEC_BODY_TIMEOUT", 10, "seconds")?.max(1)),
+        min_rate: setting(args.min_body_rate, "RULEC_MIN_BODY_RATE", 1024, "bytes a second")?,
+    };
+    config.evaluation_timeout =
+        Duration::from_millis(setting(None, "RULEC_EVALUATION_TIMEOUT_MS", 1000, "milliseconds")?);
     config.engine = match args.engine {
         EngineChoice::Interp => server::EngineChoice::Interp,
         EngineChoice::Jit => server::EngineChoice::Jit,
@@ -93,14 +107,17 @@ fn token(args: &Args) -> Result<Option<String>, Failure> {
     Ok(Some(token))
 }
 
-/// `RULEC_EVALUATION_TIMEOUT_MS`, default one second.
-fn evaluation_timeout() -> Result<Duration, Failure> {
-    match std::env::var("RULEC_EVALUATION_TIMEOUT_MS") {
-        Err(_) => Ok(Duration::from_millis(1000)),
-        Ok(text) => text.trim().parse::<u64>().map(Duration::from_millis).map_err(|_| {
-            Failure::Usage(format!(
-                "RULEC_EVALUATION_TIMEOUT_MS must be a number of milliseconds, not `{text}`"
-            ))
-        }),
+/// A number from its flag, else from the environment variable `variable`,
+/// else `default`.
+fn setting(flag: Option<u64>, variable: &str, default: u64, unit: &str) -> Result<u64, Failure> {
+    if let Some(value) = flag {
+        return Ok(value);
+    }
+    match std::env::var(variable) {
+        Err(_) => Ok(default),
+        Ok(text) => text
+            .trim()
+            .parse::<u64>()
+            .map_err(|_| Failure::Usage(format!("{variable} must be a number of {unit}, not `{text}`"))),
     }
 }
