@@ -16,12 +16,12 @@ use std::time::{Duration, Instant, SystemTime};
 
 use bytes::Bytes;
 use http_body_util::combinators::BoxBody;
-use http_body_util::{BodyExt, Full, StreamBody};
-use hyper::body::{Frame, Incoming};
+use http_body_util::{BodyExt, Full};
+use hyper::body::Incoming;
 use hyper::header::{self, HeaderValue};
 use hyper::{Request, Response, StatusCode, Version};
 use subtle::ConstantTimeEq;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 
 use crate::body::{BodyError, BodyReader};
 use crate::config::Config;
@@ -35,10 +35,6 @@ pub type Body = BoxBody<Bytes, Infallible>;
 
 /// The header naming the rule set revision that answered.
 pub const REVISION_HEADER: &str = "x-rulec-revision";
-
-/// NDJSON lines evaluated per job: enough to amortise the hand-off, few
-/// enough that results stream.
-const LINES_PER_JOB: usize = 64;
 
 /// An endpoint of the API.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -176,7 +172,7 @@ fn authorized(app: &App, request: &Request<Incoming>) -> bool {
     given.len() == token.len() && bool::from(given.ct_eq(token.as_bytes()))
 }
 
-/// `POST /evaluations`: JSON, or NDJSON streamed back.
+/// `POST /evaluations`: JSON, or NDJSON streamed both ways.
 async fn evaluations(app: &Arc<App>, request: Request<Incoming>, logged: &mut Logged) -> Response<Body> {
     let ndjson = request
         .headers()
@@ -184,19 +180,18 @@ async fn evaluations(app: &Arc<App>, request: Request<Incoming>, logged: &mut Lo
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.trim_start().starts_with("application/x-ndjson"));
     let body = match body_reader(app, request) {
-        Ok(body) => body.collect().await,
-        Err(failure) => Err(failure),
-    };
-    let body = match body {
         Ok(body) => body,
         Err(failure) => return body_error(&failure),
     };
     let set = app.rules.current();
     logged.revision = Some(set.revision);
     let mut response = if ndjson {
-        evaluate_lines(app, set.clone(), body).await
+        crate::ndjson::respond(app, set.clone(), body).await
     } else {
-        evaluate_one(app, set.clone(), body, logged).await
+        match body.collect().await {
+            Ok(body) => evaluate_one(app, set.clone(), body, logged).await,
+            Err(failure) => return body_error(&failure),
+        }
     };
     if let Ok(revision) = HeaderValue::from_str(&set.revision.to_string()) {
         response.headers_mut().insert(REVISION_HEADER, revision);
@@ -218,21 +213,21 @@ fn body_reader(app: &App, request: Request<Incoming>) -> Result<BodyReader, Body
 
 /// The answer to a body that could not be read: 408, 413 or 400. The
 /// connection closes after it, since the rest of the body is not read.
-fn body_error(failure: &BodyError) -> Response<Body> {
+pub(crate) fn body_error(failure: &BodyError) -> Response<Body> {
     let mut response = json(failure.status(), failure.to_json());
     response.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
     response
 }
 
 /// Why a job gave no answer.
-enum NoAnswer {
+pub(crate) enum NoAnswer {
     Full,
     TimedOut,
 }
 
 /// Runs `work` on the pool and waits for it, at most the evaluation
 /// timeout (queueing included).
-async fn on_pool<T: Send + 'static>(
+pub(crate) async fn on_pool<T: Send + 'static>(
     app: &App,
     work: impl FnOnce() -> T + Send + 'static,
 ) -> Result<T, NoAnswer> {
@@ -252,7 +247,7 @@ async fn on_pool<T: Send + 'static>(
     }
 }
 
-fn unavailable(why: NoAnswer) -> Response<Body> {
+pub(crate) fn unavailable(why: NoAnswer) -> Response<Body> {
     let (kind, message) = match why {
         NoAnswer::Full => ("overloaded", "the evaluation queue is full: retry shortly"),
         NoAnswer::TimedOut => ("timeout", "the evaluation did not finish in time"),
@@ -276,93 +271,11 @@ async fn evaluate_one(app: &Arc<App>, set: Arc<RuleSet>, body: Bytes, logged: &m
     }
 }
 
-/// NDJSON: the lines are evaluated in order, a job at a time, and each
-/// job's result lines are sent as soon as they are ready. The first job is
-/// awaited before answering, so an overloaded server still says 503; once
-/// streaming, a job that cannot run in time ends the stream with an error
-/// line for each line left.
-async fn evaluate_lines(app: &Arc<App>, set: Arc<RuleSet>, body: Bytes) -> Response<Body> {
-    let ranges = line_ranges(&body);
-    let chunks: Vec<Vec<(usize, usize)>> = ranges.chunks(LINES_PER_JOB).map(<[_]>::to_vec).collect();
-    let run = |app: Arc<App>, set: Arc<RuleSet>, body: Bytes, chunk: Vec<(usize, usize)>| async move {
-        on_pool(&app, move || {
-            let lines: Vec<&[u8]> = chunk.iter().map(|(a, b)| &body[*a..*b]).collect();
-            evaluate::lines(&set, &lines)
-        })
-        .await
-    };
-    let mut chunks = chunks.into_iter();
-    let first = match chunks.next() {
-        None => return ndjson(Full::new(Bytes::new()).boxed()),
-        Some(chunk) => match run(app.clone(), set.clone(), body.clone(), chunk).await {
-            Ok((out, decisions)) => {
-                count_decisions(app, &decisions);
-                Bytes::from(out)
-            }
-            Err(why) => return unavailable(why),
-        },
-    };
-    let rest: Vec<Vec<(usize, usize)>> = chunks.collect();
-    if rest.is_empty() {
-        return ndjson(Full::new(first).boxed());
-    }
-    let (sender, receiver) = mpsc::channel::<Bytes>(4);
-    let app = app.clone();
-    tokio::spawn(async move {
-        if sender.send(first).await.is_err() {
-            return;
-        }
-        let mut left: usize = rest.iter().map(Vec::len).sum();
-        for chunk in rest {
-            let n = chunk.len();
-            let out = match run(app.clone(), set.clone(), body.clone(), chunk).await {
-                Ok((out, decisions)) => {
-                    count_decisions(&app, &decisions);
-                    out
-                }
-                Err(why) => {
-                    let message = match why {
-                        NoAnswer::Full => "the evaluation queue is full: this line was not evaluated",
-                        NoAnswer::TimedOut => {
-                            "the evaluation did not finish in time: this line was not evaluated"
-                        }
-                    };
-                    let line = [error_json("unavailable", message), b"\n".to_vec()].concat();
-                    let _ = sender.send(Bytes::from(line.repeat(left))).await;
-                    return;
-                }
-            };
-            left -= n;
-            if sender.send(Bytes::from(out)).await.is_err() {
-                return;
-            }
-        }
-    });
-    let stream = futures_util::stream::unfold(receiver, |mut receiver| async move {
-        receiver.recv().await.map(|bytes| (Ok::<_, Infallible>(Frame::data(bytes)), receiver))
-    });
-    ndjson(BodyExt::boxed(StreamBody::new(stream)))
-}
-
-fn count_decisions(app: &App, decisions: &[(String, &'static str)]) {
+/// Counts each `(contract, decision)` in the metrics.
+pub(crate) fn count_decisions(app: &App, decisions: &[(String, &'static str)]) {
     for (contract, decision) in decisions {
         app.metrics.decision(contract, decision);
     }
-}
-
-/// The byte ranges of the non-blank lines of `body`.
-fn line_ranges(body: &[u8]) -> Vec<(usize, usize)> {
-    let mut ranges = Vec::new();
-    let mut start = 0;
-    for (i, byte) in body.iter().enumerate() {
-        if *byte == b'\n' {
-            ranges.push((start, i));
-            start = i + 1;
-        }
-    }
-    ranges.push((start, body.len()));
-    ranges.retain(|(a, b)| body[*a..*b].iter().any(|c| !c.is_ascii_whitespace()));
-    ranges
 }
 
 /// `GET /contracts`.
@@ -436,7 +349,7 @@ fn json(status: StatusCode, body: Vec<u8>) -> Response<Body> {
     response
 }
 
-fn ndjson(body: Body) -> Response<Body> {
+pub(crate) fn ndjson(body: Body) -> Response<Body> {
     let mut response = Response::new(body);
     response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/x-ndjson"));
     response
@@ -449,16 +362,4 @@ fn text(status: StatusCode, body: &'static str) -> Response<Body> {
         .headers_mut()
         .insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain; charset=utf-8"));
     response
-}
-
-#[cfg(test)]
-mod tests {
-    use super::line_ranges;
-
-    #[test]
-    fn blank_lines_are_skipped_and_the_last_line_needs_no_newline() {
-        let body = b"{\"a\":1}\n\n  \n{\"b\":2}";
-        let lines: Vec<&[u8]> = line_ranges(body).iter().map(|(a, b)| &body[*a..*b]).collect();
-        assert_eq!(lines, vec![&b"{\"a\":1}"[..], &b"{\"b\":2}"[..]]);
-    }
 }

@@ -30,6 +30,9 @@ pub struct Config {
     pub evaluation_timeout: Duration,
     /// The largest request body, in bytes (`--max-body`), JSON or NDJSON.
     pub max_body: usize,
+    /// The longest NDJSON line, in bytes (`--max-line`): a longer line is
+    /// answered with an error line and skipped, never buffered whole.
+    pub max_line: usize,
     /// How long a client may take to send a request's headers.
     pub header_timeout: Duration,
     /// The body's pace (`--body-timeout`, `--min-body-rate`): how long the
@@ -53,6 +56,7 @@ impl Config {
             queue: cores * 256,
             evaluation_timeout: Duration::from_millis(1000),
             max_body: 1 << 20,
+            max_line: 1 << 20,
             header_timeout: Duration::from_secs(10),
             body_pace: BodyPace::default(),
             engine: EngineChoice::Auto,

@@ -6,8 +6,9 @@
 //! - [`pool`]: the bounded evaluation pool (evaluations never run on the
 //!   async threads); [`evaluate`]: what a worker does with a body;
 //! - [`api`]: routing, auth, endpoints; [`body`]: reading a body within
-//!   its size limit and its pace; [`http`]: connections, header timeout,
-//!   graceful shutdown; [`metrics`]: `/metrics`;
+//!   its size limit and its pace; [`ndjson`]: NDJSON streamed both ways;
+//!   [`http`]: connections, header timeout, graceful shutdown;
+//!   [`metrics`]: `/metrics`;
 //! - [`start`] runs a server on a tokio runtime and returns a handle (the
 //!   tests use it over loopback); [`run`] is `rulec serve`: logging,
 //!   signals, exit on drain.
@@ -18,6 +19,7 @@ pub mod config;
 pub mod evaluate;
 pub mod http;
 pub mod metrics;
+pub mod ndjson;
 pub mod pool;
 pub mod rules;
 pub mod watch;

@@ -437,3 +437,71 @@ fn a_body_that_keeps_pace_is_served() {
         assert_eq!(line, &want, "line {k}");
     }
 }
+
+#[test]
+fn ndjson_results_stream_back_while_the_body_is_still_arriving() {
+    let server = TestServer::start(|_| {});
+    let lines = example_requests("shop.orders.check");
+    let (mut sender, mut answer) = upload(server.addr, "/evaluations", "application/x-ndjson");
+    for k in 0..5 {
+        sender.send(format!("{}\n", lines[k % lines.len()]).as_bytes()).expect("sent");
+        // Each line is answered before the next is sent.
+        let line = answer.next_line().expect("a result line before the body ends");
+        let want = String::from_utf8(expected("shop.orders.check", &lines[k % lines.len()])).expect("UTF-8");
+        assert_eq!(line, want, "line {k}");
+    }
+    sender.finish().expect("finished");
+    assert_eq!(answer.status, 200);
+    assert!(answer.rest().is_empty());
+}
+
+#[test]
+fn an_ndjson_body_that_stalls_midway_ends_with_a_timeout_line() {
+    let pace = BodyPace { window: Duration::from_millis(300), min_rate: 0 };
+    let server = TestServer::start(|config| config.body_pace = pace);
+    let lines = example_requests("shop.orders.check");
+    let (mut sender, mut answer) = upload(server.addr, "/evaluations", "application/x-ndjson");
+    let body: String = (0..3).map(|k| format!("{}\n", lines[k])).collect();
+    sender.send(body.as_bytes()).expect("sent");
+    sender.send(b"{\"contract\":").expect("sent");
+    assert_eq!(answer.head(), 200);
+    let got = answer.rest();
+    assert_eq!(got.len(), 4, "three results and the timeout: {got:?}");
+    assert!(got[3].contains("\"kind\":\"body_timeout\""), "{}", got[3]);
+}
+
+#[test]
+fn an_ndjson_line_over_the_line_limit_is_an_error_line_and_the_rest_go_on() {
+    let server = TestServer::start(|config| config.max_line = 1000);
+    let lines = example_requests("shop.orders.check");
+    let long = format!("{{\"contract\":\"shop.orders.check\",\"x\":\"{}\"}}", "a".repeat(5000));
+    let body = format!("{}\n{long}\n{}\n{long}", lines[0], lines[1]);
+    let response = server.call("POST", "/evaluations", "application/x-ndjson", body.as_bytes());
+    assert_eq!(response.status, 200, "{}", response.text());
+    let got: Vec<String> = response.text().lines().map(String::from).collect();
+    assert_eq!(got.len(), 4, "{got:?}");
+    for (k, line) in [(0, &lines[0]), (2, &lines[1])] {
+        let want = String::from_utf8(expected("shop.orders.check", line)).expect("UTF-8");
+        assert_eq!(got[k], want, "line {k}");
+    }
+    for k in [1, 3] {
+        assert!(got[k].contains("\"kind\":\"payload_too_large\""), "line {k}: {}", got[k]);
+        assert!(got[k].contains("1000 bytes"), "line {k}: {}", got[k]);
+    }
+}
+
+#[test]
+fn an_ndjson_body_that_grows_over_the_limit_midway_ends_with_an_error_line() {
+    let server = TestServer::start(|config| config.max_body = 4096);
+    let lines = example_requests("shop.orders.check");
+    let (mut sender, mut answer) = upload(server.addr, "/evaluations", "application/x-ndjson");
+    sender.send(format!("{}\n", lines[0]).as_bytes()).expect("sent");
+    let first = answer.next_line().expect("the first result");
+    assert_eq!(first, String::from_utf8(expected("shop.orders.check", &lines[0])).expect("UTF-8"));
+    let more: String = (0..100).map(|k| format!("{}\n", lines[k % lines.len()])).collect();
+    let _ = sender.send(more.as_bytes());
+    let rest = answer.rest();
+    let last = rest.last().expect("an error line");
+    assert!(last.contains("\"kind\":\"payload_too_large\""), "{last}");
+    assert!(rest.len() < 100, "the lines past the limit are not evaluated");
+}

@@ -11,7 +11,7 @@ use crate::{Failure, Outcome};
 /// Serve a folder of contracts over HTTP.
 #[derive(clap::Args, Debug)]
 #[command(
-    after_help = "The bearer token comes from RULEC_TOKEN or --token-file; without one the server refuses to start unless --no-auth is given.\nRULEC_EVALUATION_TIMEOUT_MS sets the per-evaluation timeout (default 1000).\nA request body must keep arriving: each --body-timeout seconds of waiting for it must bring at least --min-body-rate bytes a second, or the request is answered 408 and the connection closed (RULEC_BODY_TIMEOUT and RULEC_MIN_BODY_RATE set them too; the flags win).\n\nExamples:\n  RULEC_TOKEN=s3cret rulec serve --rules examples/contracts/\n  rulec serve --rules rules/ --addr 0.0.0.0:8080 --token-file /run/secrets/rulec --workers 4"
+    after_help = "The bearer token comes from RULEC_TOKEN or --token-file; without one the server refuses to start unless --no-auth is given.\nRULEC_EVALUATION_TIMEOUT_MS sets the per-evaluation timeout (default 1000).\nA request body must keep arriving: each --body-timeout seconds of waiting for it must bring at least --min-body-rate bytes a second, or the request is answered 408 and the connection closed (RULEC_BODY_TIMEOUT and RULEC_MIN_BODY_RATE set them too; the flags win).\nNDJSON bodies are streamed: lines are evaluated as they arrive and results sent as they are ready, so a client must read the answer while it sends.\n\nExamples:\n  RULEC_TOKEN=s3cret rulec serve --rules examples/contracts/\n  rulec serve --rules rules/ --addr 0.0.0.0:8080 --token-file /run/secrets/rulec --workers 4"
 )]
 pub struct Args {
     /// The folder of contracts (`.yaml`) and bundles (`.bundle.json`);
@@ -33,9 +33,13 @@ pub struct Args {
     /// (default: 256 per worker).
     #[arg(long)]
     queue: Option<usize>,
-    /// The largest request body in bytes.
+    /// The largest request body in bytes, JSON or NDJSON.
     #[arg(long, default_value_t = 1 << 20)]
     max_body: usize,
+    /// The longest NDJSON request line in bytes; a longer line is answered
+    /// with an error line and skipped, and the rest go on.
+    #[arg(long, value_name = "BYTES", default_value_t = 1 << 20)]
+    max_line: usize,
     /// Seconds a client may take to send a request's headers.
     #[arg(long, default_value_t = 10)]
     header_timeout: u64,
@@ -70,6 +74,7 @@ pub fn run(args: Args) -> Outcome {
         config.queue = queue.max(1);
     }
     config.max_body = args.max_body;
+    config.max_line = args.max_line.max(1);
     config.header_timeout = Duration::from_secs(args.header_timeout.max(1));
     config.body_pace = server::BodyPace {
         window: Duration::from_secs(setting(args.body_timeout, "RULEC_BODY_TIMEOUT", 10, "seconds")?.max(1)),
