@@ -57,10 +57,12 @@ pub struct Args {
     /// Reload on SIGHUP only, not when the folder changes.
     #[arg(long)]
     no_watch: bool,
-    /// The log filter (`error`, `warn`, `info`, `debug`, or a tracing
-    /// directive such as `rulec::request=off,info`).
-    #[arg(long, default_value = "info")]
-    log_level: String,
+    /// The log filter: a level (`error`, `warn`, `info`, `debug`,
+    /// `trace`) for rulec's own logs, dependencies staying at `warn` or
+    /// quieter; or a tracing directive, taken as it is, such as
+    /// `rulec::request=off,info`. Default: RUST_LOG if set, else `info`.
+    #[arg(long, value_name = "FILTER")]
+    log_level: Option<String>,
 }
 
 pub fn run(args: Args) -> Outcome {
@@ -88,7 +90,7 @@ pub fn run(args: Args) -> Outcome {
         EngineChoice::Auto => server::EngineChoice::Auto,
     };
     config.watch = !args.no_watch;
-    server::run(config, &args.log_level).map_err(Failure::Usage)
+    server::run(config, args.log_level.as_deref()).map_err(Failure::Usage)
 }
 
 /// The token from `--token-file` or `RULEC_TOKEN`; none only with
