@@ -14,7 +14,7 @@ fn root() -> PathBuf {
 
 fn rulec() -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_rulec"));
-    command.current_dir(root()).env_remove("RULEC_TOKEN");
+    command.current_dir(root()).env_remove("RULEC_TOKEN").env_remove("RUST_LOG");
     command
 }
 
@@ -44,10 +44,12 @@ fn rules_that_do_not_compile_stop_the_start_with_their_diagnostics() {
     assert!(stderr.contains("bad.yaml:4:"), "the diagnostic names the place: {stderr}");
 }
 
-/// A server process and the address it logged.
+/// A server process, the address it logged, the log up to that line,
+/// and the rest of its log.
 struct Served {
     child: Child,
     addr: String,
+    started: String,
     log: BufReader<std::process::ChildStderr>,
 }
 
@@ -60,16 +62,17 @@ fn serve() -> Served {
         .spawn()
         .expect("rulec serve starts");
     let mut log = BufReader::new(child.stderr.take().expect("stderr"));
-    let mut line = String::new();
+    let mut started = String::new();
     let addr = loop {
-        line.clear();
+        let mut line = String::new();
         assert!(log.read_line(&mut line).expect("a log line") > 0, "the server exited before serving");
+        started.push_str(&line);
         let event: serde_json::Value = serde_json::from_str(&line).unwrap_or_default();
         if event["message"] == "serving" {
             break event["addr"].as_str().expect("the address").to_string();
         }
     };
-    Served { child, addr, log }
+    Served { child, addr, started, log }
 }
 
 fn post(addr: &str, body: &str) -> String {
@@ -117,4 +120,25 @@ fn the_server_answers_what_eval_prints_logs_each_request_and_drains_on_sigterm()
         assert!(!first[field].is_null(), "the log line has `{field}`: {first}");
     }
     assert!(log.contains("\"stopped\""), "{log}");
+}
+
+#[test]
+fn dependencies_log_at_warn_so_cranelift_does_not_log_the_functions_it_compiles() {
+    // `serve` runs with `--engine jit`: loading compiles every contract.
+    let mut served = serve();
+    let request = std::fs::read_to_string(root().join("examples/requests/shop.orders.check.ndjson"))
+        .expect("requests")
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .expect("a request")
+        .to_string();
+    assert!(post(&served.addr, &request).contains("\"decision\""));
+    let pid = served.child.id().to_string();
+    assert!(Command::new("kill").args(["-TERM", &pid]).status().expect("kill runs").success());
+    served.child.wait().expect("the server exits");
+    let mut log = served.started.clone();
+    served.log.read_to_string(&mut log).expect("the log");
+    let foreign: Vec<&str> = log.lines().filter(|l| !l.contains("\"target\":\"rulec::")).collect();
+    assert!(foreign.is_empty(), "{} lines from dependencies, the first: {:.300}", foreign.len(), foreign[0]);
+    assert!(log.contains("\"target\":\"rulec::request\""), "the request is still logged: {log}");
 }

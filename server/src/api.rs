@@ -1,10 +1,13 @@
-//! The HTTP API: routing, the bearer token, body limits, and each
-//! endpoint. Statuses follow INTERFACES.md: 400 for a malformed or invalid
-//! request (the body says where), 401 without the right token, 404 for an
-//! unknown contract or endpoint, 405 for a wrong method, 413 for a body
-//! over `--max-body` (whatever `Content-Length` says, chunked or not), 503
-//! with `Retry-After` when the queue is full or an evaluation timed out.
-//! Nothing a client sends makes a 500.
+//! The HTTP API: the route table (`ROUTES`: each path, its methods,
+//! whether it needs the token), the `Host` check, the bearer token, and
+//! each endpoint. Statuses follow INTERFACES.md: 400 for a malformed or
+//! invalid request (the body says where) and for an HTTP/1.1 request
+//! without exactly one valid `Host`, 401 without the right token, 404 for
+//! an unknown contract or endpoint, 405 with `Allow` for a wrong method,
+//! 408 for a body that arrives too slowly and 413 for one over
+//! `--max-body` (see [`crate::body`]), 503 with `Retry-After` when the
+//! queue is full or an evaluation timed out. Nothing a client sends makes
+//! a 500.
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -13,13 +16,14 @@ use std::time::{Duration, Instant, SystemTime};
 
 use bytes::Bytes;
 use http_body_util::combinators::BoxBody;
-use http_body_util::{BodyExt, Full, Limited, StreamBody};
-use hyper::body::{Frame, Incoming};
+use http_body_util::{BodyExt, Full};
+use hyper::body::Incoming;
 use hyper::header::{self, HeaderValue};
-use hyper::{Method, Request, Response, StatusCode};
+use hyper::{Request, Response, StatusCode, Version};
 use subtle::ConstantTimeEq;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 
+use crate::body::{BodyError, BodyReader};
 use crate::config::Config;
 use crate::evaluate::{self, Answer, error_json};
 use crate::metrics::{Metrics, Snapshot};
@@ -32,9 +36,34 @@ pub type Body = BoxBody<Bytes, Infallible>;
 /// The header naming the rule set revision that answered.
 pub const REVISION_HEADER: &str = "x-rulec-revision";
 
-/// NDJSON lines evaluated per job: enough to amortise the hand-off, few
-/// enough that results stream.
-const LINES_PER_JOB: usize = 64;
+/// An endpoint of the API.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Endpoint {
+    Health,
+    Ready,
+    Contracts,
+    Metrics,
+    Evaluations,
+}
+
+/// A path, the methods it takes (its `Allow`), and whether it needs the
+/// token.
+struct Route {
+    path: &'static str,
+    methods: &'static [&'static str],
+    public: bool,
+    endpoint: Endpoint,
+}
+
+/// Every route of the API: the one place that says which path takes
+/// which methods.
+const ROUTES: &[Route] = &[
+    Route { path: "/healthz", methods: &["GET", "HEAD"], public: true, endpoint: Endpoint::Health },
+    Route { path: "/readyz", methods: &["GET", "HEAD"], public: false, endpoint: Endpoint::Ready },
+    Route { path: "/contracts", methods: &["GET", "HEAD"], public: false, endpoint: Endpoint::Contracts },
+    Route { path: "/metrics", methods: &["GET", "HEAD"], public: false, endpoint: Endpoint::Metrics },
+    Route { path: "/evaluations", methods: &["POST"], public: false, endpoint: Endpoint::Evaluations },
+];
 
 /// Everything a request handler needs.
 #[derive(Debug)]
@@ -78,39 +107,57 @@ pub async fn handle(app: Arc<App>, request: Request<Incoming>) -> Result<Respons
 }
 
 async fn route(app: &Arc<App>, request: Request<Incoming>, logged: &mut Logged) -> Response<Body> {
-    let path = request.uri().path();
-    if path == "/healthz" {
-        return text(StatusCode::OK, "ok\n");
+    if !names_its_host(&request) {
+        return json(
+            StatusCode::BAD_REQUEST,
+            error_json("bad_host", "an HTTP/1.1 request needs exactly one valid `Host` header"),
+        );
     }
-    if !authorized(app, &request) {
+    let path = request.uri().path();
+    let route = ROUTES.iter().find(|route| route.path == path);
+    if !route.is_some_and(|route| route.public) && !authorized(app, &request) {
         let mut response =
             json(StatusCode::UNAUTHORIZED, error_json("unauthorized", "a valid bearer token is required"));
         response.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
         return response;
     }
-    let known = ["/evaluations", "/contracts", "/readyz", "/metrics"];
-    if !known.contains(&path) {
+    let Some(route) = route else {
         return json(StatusCode::NOT_FOUND, error_json("not_found", &format!("no endpoint `{path}`")));
-    }
-    let wanted = if path == "/evaluations" { Method::POST } else { Method::GET };
-    if request.method() != wanted {
+    };
+    if !route.methods.contains(&request.method().as_str()) {
+        let allow = route.methods.join(", ");
         let mut response = json(
             StatusCode::METHOD_NOT_ALLOWED,
-            error_json("method_not_allowed", &format!("`{path}` takes {wanted}")),
+            error_json("method_not_allowed", &format!("`{path}` takes {allow}")),
         );
-        if let Ok(allow) = HeaderValue::from_str(wanted.as_str()) {
+        if let Ok(allow) = HeaderValue::from_str(&allow) {
             response.headers_mut().insert(header::ALLOW, allow);
         }
         return response;
     }
-    match path {
-        "/evaluations" => evaluations(app, request, logged).await,
-        "/contracts" => contracts(app),
-        "/readyz" if app.draining.load(Ordering::Relaxed) => {
+    match route.endpoint {
+        Endpoint::Health => text(StatusCode::OK, "ok\n"),
+        Endpoint::Evaluations => evaluations(app, request, logged).await,
+        Endpoint::Contracts => contracts(app),
+        Endpoint::Ready if app.draining.load(Ordering::Relaxed) => {
             text(StatusCode::SERVICE_UNAVAILABLE, "draining\n")
         }
-        "/readyz" => text(StatusCode::OK, "ready\n"),
-        _ => metrics(app),
+        Endpoint::Ready => text(StatusCode::OK, "ready\n"),
+        Endpoint::Metrics => metrics(app),
+    }
+}
+
+/// Whether the request names its host as RFC 9112 section 3.2 requires:
+/// one `Host` line with a valid value (empty is valid), which HTTP/1.1
+/// may not leave out and HTTP/1.0 may.
+fn names_its_host(request: &Request<Incoming>) -> bool {
+    let mut hosts = request.headers().get_all(header::HOST).iter();
+    match (hosts.next(), hosts.next()) {
+        (None, _) => matches!(request.version(), Version::HTTP_09 | Version::HTTP_10),
+        (Some(host), None) => {
+            host.is_empty() || hyper::http::uri::Authority::try_from(host.as_bytes()).is_ok()
+        }
+        (Some(_), Some(_)) => false,
     }
 }
 
@@ -125,23 +172,26 @@ fn authorized(app: &App, request: &Request<Incoming>) -> bool {
     given.len() == token.len() && bool::from(given.ct_eq(token.as_bytes()))
 }
 
-/// `POST /evaluations`: JSON, or NDJSON streamed back.
+/// `POST /evaluations`: JSON, or NDJSON streamed both ways.
 async fn evaluations(app: &Arc<App>, request: Request<Incoming>, logged: &mut Logged) -> Response<Body> {
     let ndjson = request
         .headers()
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.trim_start().starts_with("application/x-ndjson"));
-    let body = match read_body(app, request).await {
+    let body = match body_reader(app, request) {
         Ok(body) => body,
-        Err(response) => return response,
+        Err(failure) => return body_error(&failure),
     };
     let set = app.rules.current();
     logged.revision = Some(set.revision);
     let mut response = if ndjson {
-        evaluate_lines(app, set.clone(), body).await
+        crate::ndjson::respond(app, set.clone(), body).await
     } else {
-        evaluate_one(app, set.clone(), body, logged).await
+        match body.collect().await {
+            Ok(body) => evaluate_one(app, set.clone(), body, logged).await,
+            Err(failure) => return body_error(&failure),
+        }
     };
     if let Ok(revision) = HeaderValue::from_str(&set.revision.to_string()) {
         response.headers_mut().insert(REVISION_HEADER, revision);
@@ -149,40 +199,35 @@ async fn evaluations(app: &Arc<App>, request: Request<Incoming>, logged: &mut Lo
     response
 }
 
-/// The request body, or the 4xx that answers it: 413 over the limit
-/// (announced or actual), 400 when the client broke off or mangled it.
-async fn read_body(app: &App, request: Request<Incoming>) -> Result<Bytes, Response<Body>> {
+/// A reader of the request's body within the limit and the pace, or the
+/// 413 when its announced length is over the limit already.
+fn body_reader(app: &App, request: Request<Incoming>) -> Result<BodyReader, BodyError> {
     let limit = app.config.max_body;
-    let too_large = || {
-        json(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            error_json("payload_too_large", &format!("the body is over the limit of {limit} bytes")),
-        )
-    };
     let announced =
         request.headers().get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
     if announced.is_some_and(|n| n > limit as u64) {
-        return Err(too_large());
+        return Err(BodyError::TooLarge { limit });
     }
-    match Limited::new(request.into_body(), limit).collect().await {
-        Ok(collected) => Ok(collected.to_bytes()),
-        Err(error) if error.downcast_ref::<http_body_util::LengthLimitError>().is_some() => Err(too_large()),
-        Err(error) => Err(json(
-            StatusCode::BAD_REQUEST,
-            error_json("bad_body", &format!("the body could not be read: {error}")),
-        )),
-    }
+    Ok(BodyReader::new(request.into_body(), limit, app.config.body_pace))
+}
+
+/// The answer to a body that could not be read: 408, 413 or 400. The
+/// connection closes after it, since the rest of the body is not read.
+pub(crate) fn body_error(failure: &BodyError) -> Response<Body> {
+    let mut response = json(failure.status(), failure.to_json());
+    response.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
+    response
 }
 
 /// Why a job gave no answer.
-enum NoAnswer {
+pub(crate) enum NoAnswer {
     Full,
     TimedOut,
 }
 
 /// Runs `work` on the pool and waits for it, at most the evaluation
 /// timeout (queueing included).
-async fn on_pool<T: Send + 'static>(
+pub(crate) async fn on_pool<T: Send + 'static>(
     app: &App,
     work: impl FnOnce() -> T + Send + 'static,
 ) -> Result<T, NoAnswer> {
@@ -202,7 +247,7 @@ async fn on_pool<T: Send + 'static>(
     }
 }
 
-fn unavailable(why: NoAnswer) -> Response<Body> {
+pub(crate) fn unavailable(why: NoAnswer) -> Response<Body> {
     let (kind, message) = match why {
         NoAnswer::Full => ("overloaded", "the evaluation queue is full: retry shortly"),
         NoAnswer::TimedOut => ("timeout", "the evaluation did not finish in time"),
@@ -226,93 +271,11 @@ async fn evaluate_one(app: &Arc<App>, set: Arc<RuleSet>, body: Bytes, logged: &m
     }
 }
 
-/// NDJSON: the lines are evaluated in order, a job at a time, and each
-/// job's result lines are sent as soon as they are ready. The first job is
-/// awaited before answering, so an overloaded server still says 503; once
-/// streaming, a job that cannot run in time ends the stream with an error
-/// line for each line left.
-async fn evaluate_lines(app: &Arc<App>, set: Arc<RuleSet>, body: Bytes) -> Response<Body> {
-    let ranges = line_ranges(&body);
-    let chunks: Vec<Vec<(usize, usize)>> = ranges.chunks(LINES_PER_JOB).map(<[_]>::to_vec).collect();
-    let run = |app: Arc<App>, set: Arc<RuleSet>, body: Bytes, chunk: Vec<(usize, usize)>| async move {
-        on_pool(&app, move || {
-            let lines: Vec<&[u8]> = chunk.iter().map(|(a, b)| &body[*a..*b]).collect();
-            evaluate::lines(&set, &lines)
-        })
-        .await
-    };
-    let mut chunks = chunks.into_iter();
-    let first = match chunks.next() {
-        None => return ndjson(Full::new(Bytes::new()).boxed()),
-        Some(chunk) => match run(app.clone(), set.clone(), body.clone(), chunk).await {
-            Ok((out, decisions)) => {
-                count_decisions(app, &decisions);
-                Bytes::from(out)
-            }
-            Err(why) => return unavailable(why),
-        },
-    };
-    let rest: Vec<Vec<(usize, usize)>> = chunks.collect();
-    if rest.is_empty() {
-        return ndjson(Full::new(first).boxed());
-    }
-    let (sender, receiver) = mpsc::channel::<Bytes>(4);
-    let app = app.clone();
-    tokio::spawn(async move {
-        if sender.send(first).await.is_err() {
-            return;
-        }
-        let mut left: usize = rest.iter().map(Vec::len).sum();
-        for chunk in rest {
-            let n = chunk.len();
-            let out = match run(app.clone(), set.clone(), body.clone(), chunk).await {
-                Ok((out, decisions)) => {
-                    count_decisions(&app, &decisions);
-                    out
-                }
-                Err(why) => {
-                    let message = match why {
-                        NoAnswer::Full => "the evaluation queue is full: this line was not evaluated",
-                        NoAnswer::TimedOut => {
-                            "the evaluation did not finish in time: this line was not evaluated"
-                        }
-                    };
-                    let line = [error_json("unavailable", message), b"\n".to_vec()].concat();
-                    let _ = sender.send(Bytes::from(line.repeat(left))).await;
-                    return;
-                }
-            };
-            left -= n;
-            if sender.send(Bytes::from(out)).await.is_err() {
-                return;
-            }
-        }
-    });
-    let stream = futures_util::stream::unfold(receiver, |mut receiver| async move {
-        receiver.recv().await.map(|bytes| (Ok::<_, Infallible>(Frame::data(bytes)), receiver))
-    });
-    ndjson(BodyExt::boxed(StreamBody::new(stream)))
-}
-
-fn count_decisions(app: &App, decisions: &[(String, &'static str)]) {
+/// Counts each `(contract, decision)` in the metrics.
+pub(crate) fn count_decisions(app: &App, decisions: &[(String, &'static str)]) {
     for (contract, decision) in decisions {
         app.metrics.decision(contract, decision);
     }
-}
-
-/// The byte ranges of the non-blank lines of `body`.
-fn line_ranges(body: &[u8]) -> Vec<(usize, usize)> {
-    let mut ranges = Vec::new();
-    let mut start = 0;
-    for (i, byte) in body.iter().enumerate() {
-        if *byte == b'\n' {
-            ranges.push((start, i));
-            start = i + 1;
-        }
-    }
-    ranges.push((start, body.len()));
-    ranges.retain(|(a, b)| body[*a..*b].iter().any(|c| !c.is_ascii_whitespace()));
-    ranges
 }
 
 /// `GET /contracts`.
@@ -386,7 +349,7 @@ fn json(status: StatusCode, body: Vec<u8>) -> Response<Body> {
     response
 }
 
-fn ndjson(body: Body) -> Response<Body> {
+pub(crate) fn ndjson(body: Body) -> Response<Body> {
     let mut response = Response::new(body);
     response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/x-ndjson"));
     response
@@ -399,16 +362,4 @@ fn text(status: StatusCode, body: &'static str) -> Response<Body> {
         .headers_mut()
         .insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain; charset=utf-8"));
     response
-}
-
-#[cfg(test)]
-mod tests {
-    use super::line_ranges;
-
-    #[test]
-    fn blank_lines_are_skipped_and_the_last_line_needs_no_newline() {
-        let body = b"{\"a\":1}\n\n  \n{\"b\":2}";
-        let lines: Vec<&[u8]> = line_ranges(body).iter().map(|(a, b)| &body[*a..*b]).collect();
-        assert_eq!(lines, vec![&b"{\"a\":1}"[..], &b"{\"b\":2}"[..]]);
-    }
 }

@@ -28,10 +28,17 @@ pub struct Config {
     /// How long an evaluation may take, waiting included, before it is
     /// answered 503 (`RULEC_EVALUATION_TIMEOUT_MS`).
     pub evaluation_timeout: Duration,
-    /// The largest request body, in bytes (`--max-body`).
+    /// The largest request body, in bytes (`--max-body`), JSON or NDJSON.
     pub max_body: usize,
+    /// The longest NDJSON line, in bytes (`--max-line`): a longer line is
+    /// answered with an error line and skipped, never buffered whole.
+    pub max_line: usize,
     /// How long a client may take to send a request's headers.
     pub header_timeout: Duration,
+    /// The body's pace (`--body-timeout`, `--min-body-rate`): how long the
+    /// server waits for more of a body, and how much must arrive in that
+    /// time. A body that falls behind is answered 408.
+    pub body_pace: BodyPace,
     pub engine: EngineChoice,
     /// Reload when the folder changes (SIGHUP always reloads).
     pub watch: bool,
@@ -49,9 +56,40 @@ impl Config {
             queue: cores * 256,
             evaluation_timeout: Duration::from_millis(1000),
             max_body: 1 << 20,
+            max_line: 1 << 20,
             header_timeout: Duration::from_secs(10),
+            body_pace: BodyPace::default(),
             engine: EngineChoice::Auto,
             watch: true,
         }
+    }
+}
+
+/// How fast a request body must arrive, counted only while the server is
+/// waiting for it (time spent evaluating or sending results is the
+/// server's, not the client's). Like nginx's `client_body_timeout` with a
+/// floor on the rate, so a client that sends a byte now and then (a slow
+/// loris) cannot hold a connection open.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BodyPace {
+    /// The window: every stretch of this much waiting must bring at least
+    /// `min_rate * window` bytes, and at least one.
+    pub window: Duration,
+    /// Bytes per second; 0 leaves only "at least one byte per window".
+    pub min_rate: u64,
+}
+
+impl Default for BodyPace {
+    /// Ten seconds, at least 1 KiB a second.
+    fn default() -> BodyPace {
+        BodyPace { window: Duration::from_secs(10), min_rate: 1024 }
+    }
+}
+
+impl BodyPace {
+    /// The bytes a full window must bring.
+    pub fn bytes_per_window(&self) -> u64 {
+        let bytes = u128::from(self.min_rate) * self.window.as_millis() / 1000;
+        u64::try_from(bytes).unwrap_or(u64::MAX).max(1)
     }
 }

@@ -77,13 +77,69 @@ fn invalid_input(invalid: &InvalidInput) -> Answer {
     Answer { status: 400, body: invalid.to_json(), contract: None, decision: None }
 }
 
-/// The result lines of some NDJSON request lines, each ending in `\n`,
-/// and each line's `(contract, decision)` for the metrics.
-pub fn lines(set: &Arc<RuleSet>, lines: &[&[u8]]) -> (Vec<u8>, Vec<(String, &'static str)>) {
-    let mut out = Vec::with_capacity(lines.len() * 256);
+/// NDJSON request lines evaluated as one job: their text back to back,
+/// and where each line is. Blank lines are left out; a line over the line
+/// limit is kept as a marker, so its error line comes in its place.
+#[derive(Debug, Default)]
+pub struct Batch {
+    text: Vec<u8>,
+    lines: Vec<BatchLine>,
+}
+
+#[derive(Debug)]
+enum BatchLine {
+    Request(std::ops::Range<usize>),
+    TooLong { limit: usize },
+}
+
+impl Batch {
+    /// Adds the line made of `parts` (a line may arrive in two pieces),
+    /// unless it is blank.
+    pub fn push(&mut self, parts: &[&[u8]]) {
+        if parts.iter().all(|part| part.iter().all(u8::is_ascii_whitespace)) {
+            return;
+        }
+        let start = self.text.len();
+        for part in parts {
+            self.text.extend_from_slice(part);
+        }
+        self.lines.push(BatchLine::Request(start..self.text.len()));
+    }
+
+    /// Adds a line that was over `limit` bytes (and was not kept).
+    pub fn push_too_long(&mut self, limit: usize) {
+        self.lines.push(BatchLine::TooLong { limit });
+    }
+
+    /// Lines in the batch.
+    pub fn len(&self) -> usize {
+        self.lines.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.lines.is_empty()
+    }
+
+    /// Bytes of request text held.
+    pub fn text_len(&self) -> usize {
+        self.text.len()
+    }
+}
+
+/// The result lines of a batch of NDJSON request lines, each ending in
+/// `\n`, and each line's `(contract, decision)` for the metrics.
+pub fn lines(set: &Arc<RuleSet>, batch: &Batch) -> (Vec<u8>, Vec<(String, &'static str)>) {
+    let mut out = Vec::with_capacity(batch.len() * 256);
     let mut decisions = Vec::new();
-    for line in lines {
-        let answer = one(set, line);
+    for line in &batch.lines {
+        let answer = match line {
+            BatchLine::Request(range) => one(set, &batch.text[range.clone()]),
+            BatchLine::TooLong { limit } => Answer::error(
+                413,
+                "payload_too_large",
+                &format!("the line is over the limit of {limit} bytes"),
+            ),
+        };
         out.extend_from_slice(&answer.body);
         out.push(b'\n');
         if let (Some(contract), Some(decision)) = (answer.contract, answer.decision) {
@@ -91,4 +147,19 @@ pub fn lines(set: &Arc<RuleSet>, lines: &[&[u8]]) -> (Vec<u8>, Vec<(String, &'st
         }
     }
     (out, decisions)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Batch;
+
+    #[test]
+    fn blank_lines_are_left_out_and_pieces_are_joined() {
+        let mut batch = Batch::default();
+        batch.push(&[b"{\"a\"", b":1}"]);
+        batch.push(&[b"  \r", b""]);
+        batch.push_too_long(10);
+        assert_eq!(batch.len(), 2);
+        assert_eq!(batch.text, b"{\"a\":1}");
+    }
 }

@@ -5,17 +5,21 @@
 //!   whole and swapped atomically on reload; [`watch`]: reload triggers;
 //! - [`pool`]: the bounded evaluation pool (evaluations never run on the
 //!   async threads); [`evaluate`]: what a worker does with a body;
-//! - [`api`]: routing, auth, limits, endpoints; [`http`]: connections,
-//!   timeouts, graceful shutdown; [`metrics`]: `/metrics`;
+//! - [`api`]: routing, auth, endpoints; [`body`]: reading a body within
+//!   its size limit and its pace; [`ndjson`]: NDJSON streamed both ways;
+//!   [`http`]: connections, header timeout, graceful shutdown;
+//!   [`metrics`]: `/metrics`;
 //! - [`start`] runs a server on a tokio runtime and returns a handle (the
 //!   tests use it over loopback); [`run`] is `rulec serve`: logging,
 //!   signals, exit on drain.
 
 pub mod api;
+pub mod body;
 pub mod config;
 pub mod evaluate;
 pub mod http;
 pub mod metrics;
+pub mod ndjson;
 pub mod pool;
 pub mod rules;
 pub mod watch;
@@ -27,7 +31,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use tokio::net::TcpListener;
 use tokio::sync::watch as signal_watch;
 
-pub use config::{Config, EngineChoice};
+pub use config::{BodyPace, Config, EngineChoice};
 
 use crate::api::App;
 use crate::pool::Pool;
@@ -89,11 +93,38 @@ pub async fn start(config: Config) -> Result<Running, String> {
     Ok(Running { addr, app, stop, served, _reloader: reloader })
 }
 
-/// `rulec serve`: logs as JSON lines on stderr at `log_level`, serves
-/// until SIGTERM or SIGINT, drains, and returns.
-pub fn run(config: Config, log_level: &str) -> Result<(), String> {
-    let filter = tracing_subscriber::EnvFilter::try_new(log_level)
-        .map_err(|e| format!("--log-level {log_level}: {e}"))?;
+/// The log filter without `--log-level` or `RUST_LOG`: rulec's own
+/// events (every one has a target under `rulec::`) at `info`, and
+/// dependencies at `warn` (at `info`, Cranelift logs every function it
+/// compiles, IR and all).
+pub const DEFAULT_LOG_FILTER: &str = "warn,rulec=info";
+
+/// The tracing filter for `rulec serve`: `--log-level` if given, else
+/// `RUST_LOG` if set, else [`DEFAULT_LOG_FILTER`]. A bare level given to
+/// `--log-level` is rulec's level, dependencies staying at `warn` or
+/// quieter; a directive (`rulec::request=off,info`) and `RUST_LOG` are
+/// taken as they are.
+pub fn log_filter(log_level: Option<&str>) -> Result<tracing_subscriber::EnvFilter, String> {
+    use tracing_subscriber::filter::LevelFilter;
+    let directives = match log_level {
+        Some(level) => match level.trim().parse::<LevelFilter>() {
+            Ok(level) if level > LevelFilter::WARN => format!("warn,rulec={level}"),
+            Ok(level) => level.to_string(),
+            Err(_) => level.to_string(),
+        },
+        None => std::env::var("RUST_LOG")
+            .ok()
+            .filter(|filter| !filter.trim().is_empty())
+            .unwrap_or_else(|| DEFAULT_LOG_FILTER.to_string()),
+    };
+    let given = if log_level.is_some() { "--log-level" } else { "RUST_LOG" };
+    tracing_subscriber::EnvFilter::try_new(&directives).map_err(|e| format!("{given} {directives}: {e}"))
+}
+
+/// `rulec serve`: logs as JSON lines on stderr (see [`log_filter`]),
+/// serves until SIGTERM or SIGINT, drains, and returns.
+pub fn run(config: Config, log_level: Option<&str>) -> Result<(), String> {
+    let filter = log_filter(log_level)?;
     let _ = tracing_subscriber::fmt()
         .json()
         .flatten_event(true)
@@ -139,5 +170,26 @@ async fn wait_for_termination() {
     #[cfg(not(unix))]
     {
         let _ = tokio::signal::ctrl_c().await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::log_filter;
+
+    #[test]
+    fn a_bare_level_is_rulecs_and_dependencies_stay_at_warn_or_quieter() {
+        let cases = [
+            ("debug", "rulec=debug,warn"),
+            ("info", "rulec=info,warn"),
+            ("warn", "warn"),
+            ("error", "error"),
+            ("rulec::request=off,info", "rulec::request=off,info"),
+        ];
+        for (given, want) in cases {
+            let filter = log_filter(Some(given)).expect("a valid filter");
+            assert_eq!(filter.to_string(), want, "--log-level {given}");
+        }
+        assert!(log_filter(Some("rulec=loud")).is_err());
     }
 }

@@ -3,7 +3,11 @@
 
 mod common;
 
-use common::{TOKEN, TestServer, example_requests, expected};
+use std::io::{Read, Write};
+use std::time::{Duration, Instant};
+
+use common::{TOKEN, TestServer, example_requests, expected, upload};
+use server::BodyPace;
 
 /// One request and the status it must get.
 struct Case {
@@ -58,6 +62,32 @@ fn cases() -> Vec<Case> {
         Case { name: "metrics", raw: authed("GET", "/metrics", b""), status: 200 },
         Case { name: "an unknown endpoint", raw: authed("GET", "/nope", b""), status: 404 },
         Case { name: "a wrong method", raw: authed("GET", "/evaluations", b""), status: 405 },
+        Case { name: "health takes GET only", raw: raw("POST", "/healthz", "", b""), status: 405 },
+        Case { name: "HEAD of health", raw: raw("HEAD", "/healthz", "", b""), status: 200 },
+        Case {
+            name: "HTTP/1.1 without Host",
+            raw: b"GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n".to_vec(),
+            status: 400,
+        },
+        Case {
+            name: "HTTP/1.1 without Host, with a token",
+            raw: format!(
+                "GET /contracts HTTP/1.1\r\nAuthorization: Bearer {TOKEN}\r\nConnection: close\r\n\r\n"
+            )
+            .into_bytes(),
+            status: 400,
+        },
+        Case {
+            name: "HTTP/1.1 with two Host lines",
+            raw: raw("GET", "/healthz", "Host: u\r\n", b""),
+            status: 400,
+        },
+        Case {
+            name: "HTTP/1.1 with an invalid Host",
+            raw: b"GET /healthz HTTP/1.1\r\nHost: a b\r\nConnection: close\r\n\r\n".to_vec(),
+            status: 400,
+        },
+        Case { name: "HTTP/1.0 needs no Host", raw: b"GET /healthz HTTP/1.0\r\n\r\n".to_vec(), status: 200 },
         Case {
             name: "a valid request",
             raw: authed("POST", "/evaluations", transfer().as_bytes()),
@@ -308,4 +338,170 @@ fn shutdown_lets_in_flight_requests_finish() {
     assert_eq!(response.text().lines().count(), 3000, "every line answered before the server stopped");
     // And nothing is accepted any more.
     assert!(std::net::TcpStream::connect(addr).is_err(), "still accepting after shutdown");
+}
+
+#[test]
+fn every_wrong_method_is_a_405_naming_the_allowed_ones() {
+    let server = TestServer::start(|_| {});
+    let routes = [
+        ("/healthz", "GET, HEAD"),
+        ("/readyz", "GET, HEAD"),
+        ("/contracts", "GET, HEAD"),
+        ("/metrics", "GET, HEAD"),
+        ("/evaluations", "POST"),
+    ];
+    let mut wrong = Vec::new();
+    for (path, allow) in routes {
+        for method in ["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"] {
+            let response = server.call(method, path, "application/json", b"");
+            let allowed = allow.split(", ").any(|m| m == method);
+            let status_ok = if allowed { response.status != 405 } else { response.status == 405 };
+            if !status_ok {
+                wrong.push(format!("{method} {path}: {}", response.status));
+            }
+            if !allowed && response.header("allow") != Some(allow) {
+                wrong.push(format!("{method} {path}: Allow is {:?}, not {allow}", response.header("allow")));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// What a slow client sends, given the time since it sent the head.
+type Dribble = fn(Duration) -> &'static [u8];
+
+/// A request whose body is announced long and then sent by `dribble`
+/// (called every 20 ms with the time since the head was sent), and what
+/// came back within `limit`: the bytes, and whether the server closed.
+fn slow_body(server: &TestServer, dribble: Dribble, limit: Duration) -> (Vec<u8>, bool) {
+    let mut stream = std::net::TcpStream::connect(server.addr).expect("connected");
+    let head = format!(
+        "POST /evaluations HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer {TOKEN}\r\nContent-Type: application/json\r\nContent-Length: 1000000\r\n\r\n"
+    );
+    stream.write_all(head.as_bytes()).expect("the head sent");
+    stream.set_read_timeout(Some(Duration::from_millis(20))).expect("a timeout");
+    let started = Instant::now();
+    let mut answer = Vec::new();
+    let mut buffer = [0u8; 4096];
+    while started.elapsed() < limit {
+        let _ = stream.write_all(dribble(started.elapsed()));
+        match stream.read(&mut buffer) {
+            Ok(0) => return (answer, true),
+            Ok(n) => answer.extend_from_slice(&buffer[..n]),
+            Err(_) => {}
+        }
+    }
+    (answer, false)
+}
+
+#[test]
+fn a_body_that_stalls_or_dribbles_is_a_408_and_the_connection_closes() {
+    let pace = BodyPace { window: Duration::from_millis(300), min_rate: 1024 };
+    let server = TestServer::start(|config| config.body_pace = pace);
+    let cases: [(&str, Dribble); 3] = [
+        ("sends nothing", |_| b""),
+        ("stalls after a few bytes", |t| if t < Duration::from_millis(100) { b"{\"in" } else { b"" }),
+        // A byte every 20 ms: never idle for a window, far below the rate.
+        ("dribbles a byte at a time", |_| b" "),
+    ];
+    for (name, dribble) in cases {
+        let started = Instant::now();
+        let (answer, closed) = slow_body(&server, dribble, Duration::from_secs(5));
+        let text = String::from_utf8_lossy(&answer);
+        assert!(text.starts_with("HTTP/1.1 408"), "{name}: no 408 in {:?}: {text}", started.elapsed());
+        assert!(text.contains("\"kind\":\"body_timeout\""), "{name}: {text}");
+        assert!(closed, "{name}: the connection stayed open");
+        assert!(started.elapsed() < Duration::from_secs(2), "{name}: took {:?}", started.elapsed());
+    }
+}
+
+#[test]
+fn a_body_that_keeps_pace_is_served() {
+    // Above the rate (a 64-byte piece every 20 ms is 3,200 bytes a
+    // second) and longer than a window in all.
+    let pace = BodyPace { window: Duration::from_millis(300), min_rate: 1024 };
+    let server = TestServer::start(|config| config.body_pace = pace);
+    let lines = example_requests("shop.orders.check");
+    let (mut sender, mut answer) = upload(server.addr, "/evaluations", "application/x-ndjson");
+    let body: String = (0..40).map(|k| format!("{}\n", lines[k % lines.len()])).collect();
+    for piece in body.as_bytes().chunks(64) {
+        sender.send(piece).expect("sent");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    sender.finish().expect("finished");
+    assert_eq!(answer.head(), 200);
+    let got = answer.rest();
+    assert_eq!(got.len(), 40, "{got:?}");
+    for (k, line) in got.iter().enumerate() {
+        let want = String::from_utf8(expected("shop.orders.check", &lines[k % lines.len()])).expect("UTF-8");
+        assert_eq!(line, &want, "line {k}");
+    }
+}
+
+#[test]
+fn ndjson_results_stream_back_while_the_body_is_still_arriving() {
+    let server = TestServer::start(|_| {});
+    let lines = example_requests("shop.orders.check");
+    let (mut sender, mut answer) = upload(server.addr, "/evaluations", "application/x-ndjson");
+    for k in 0..5 {
+        sender.send(format!("{}\n", lines[k % lines.len()]).as_bytes()).expect("sent");
+        // Each line is answered before the next is sent.
+        let line = answer.next_line().expect("a result line before the body ends");
+        let want = String::from_utf8(expected("shop.orders.check", &lines[k % lines.len()])).expect("UTF-8");
+        assert_eq!(line, want, "line {k}");
+    }
+    sender.finish().expect("finished");
+    assert_eq!(answer.status, 200);
+    assert!(answer.rest().is_empty());
+}
+
+#[test]
+fn an_ndjson_body_that_stalls_midway_ends_with_a_timeout_line() {
+    let pace = BodyPace { window: Duration::from_millis(300), min_rate: 0 };
+    let server = TestServer::start(|config| config.body_pace = pace);
+    let lines = example_requests("shop.orders.check");
+    let (mut sender, mut answer) = upload(server.addr, "/evaluations", "application/x-ndjson");
+    let body: String = (0..3).map(|k| format!("{}\n", lines[k])).collect();
+    sender.send(body.as_bytes()).expect("sent");
+    sender.send(b"{\"contract\":").expect("sent");
+    assert_eq!(answer.head(), 200);
+    let got = answer.rest();
+    assert_eq!(got.len(), 4, "three results and the timeout: {got:?}");
+    assert!(got[3].contains("\"kind\":\"body_timeout\""), "{}", got[3]);
+}
+
+#[test]
+fn an_ndjson_line_over_the_line_limit_is_an_error_line_and_the_rest_go_on() {
+    let server = TestServer::start(|config| config.max_line = 1000);
+    let lines = example_requests("shop.orders.check");
+    let long = format!("{{\"contract\":\"shop.orders.check\",\"x\":\"{}\"}}", "a".repeat(5000));
+    let body = format!("{}\n{long}\n{}\n{long}", lines[0], lines[1]);
+    let response = server.call("POST", "/evaluations", "application/x-ndjson", body.as_bytes());
+    assert_eq!(response.status, 200, "{}", response.text());
+    let got: Vec<String> = response.text().lines().map(String::from).collect();
+    assert_eq!(got.len(), 4, "{got:?}");
+    for (k, line) in [(0, &lines[0]), (2, &lines[1])] {
+        let want = String::from_utf8(expected("shop.orders.check", line)).expect("UTF-8");
+        assert_eq!(got[k], want, "line {k}");
+    }
+    for k in [1, 3] {
+        assert!(got[k].contains("\"kind\":\"payload_too_large\""), "line {k}: {}", got[k]);
+        assert!(got[k].contains("1000 bytes"), "line {k}: {}", got[k]);
+    }
+}
+
+#[test]
+fn an_ndjson_body_that_grows_over_the_limit_midway_ends_with_an_error_line() {
+    let server = TestServer::start(|config| config.max_body = 4096);
+    let lines = example_requests("shop.orders.check");
+    let (mut sender, mut answer) = upload(server.addr, "/evaluations", "application/x-ndjson");
+    sender.send(format!("{}\n", lines[0]).as_bytes()).expect("sent");
+    let first = answer.next_line().expect("the first result");
+    assert_eq!(first, String::from_utf8(expected("shop.orders.check", &lines[0])).expect("UTF-8"));
+    let more: String = (0..100).map(|k| format!("{}\n", lines[k % lines.len()])).collect();
+    let _ = sender.send(more.as_bytes());
+    let rest = answer.rest();
+    let last = rest.last().expect("an error line");
+    assert!(last.contains("\"kind\":\"payload_too_large\""), "{last}");
+    assert!(rest.len() < 100, "the lines past the limit are not evaluated");
 }

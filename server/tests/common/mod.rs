@@ -184,3 +184,134 @@ pub fn expected(contract: &str, line: &str) -> Vec<u8> {
     loaded.evaluate_json(line, &mut out);
     out
 }
+
+/// Starts a chunked `POST` to `path` whose answer is read as it streams
+/// back: the sending half can move to another thread, so the client reads
+/// while it sends, as a streaming server needs.
+pub fn upload(addr: SocketAddr, path: &str, content_type: &str) -> (Upload, Answer) {
+    let stream = TcpStream::connect(addr).expect("connected");
+    stream.set_read_timeout(Some(Duration::from_secs(30))).expect("a timeout");
+    let mut sender = stream.try_clone().expect("a second handle");
+    let head = format!(
+        "POST {path} HTTP/1.1\r\nHost: test\r\nAuthorization: Bearer {TOKEN}\r\nConnection: close\r\nContent-Type: {content_type}\r\nTransfer-Encoding: chunked\r\n\r\n"
+    );
+    sender.write_all(head.as_bytes()).expect("the head sent");
+    let reader = std::io::BufReader::new(stream);
+    (Upload { stream: sender }, Answer { reader: Some(reader), status: 0, headers: Vec::new(), body: None })
+}
+
+/// The sending half of an [`upload`].
+pub struct Upload {
+    stream: TcpStream,
+}
+
+impl Upload {
+    /// Sends `bytes` as one chunk (an error once the server has closed).
+    pub fn send(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        if bytes.is_empty() {
+            return Ok(());
+        }
+        self.stream.write_all(format!("{:x}\r\n", bytes.len()).as_bytes())?;
+        self.stream.write_all(bytes)?;
+        self.stream.write_all(b"\r\n")
+    }
+
+    /// Ends the body.
+    pub fn finish(&mut self) -> std::io::Result<()> {
+        self.stream.write_all(b"0\r\n\r\n")
+    }
+}
+
+/// The answer to an [`upload`], read as it arrives.
+pub struct Answer {
+    reader: Option<std::io::BufReader<TcpStream>>,
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    body: Option<std::io::BufReader<Dechunked>>,
+}
+
+impl Answer {
+    /// Waits for the status line and the headers.
+    pub fn head(&mut self) -> u16 {
+        use std::io::BufRead;
+        let Some(mut reader) = self.reader.take() else { return self.status };
+        let mut line = String::new();
+        let _ = reader.read_line(&mut line);
+        self.status = line.split_whitespace().nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
+        loop {
+            line.clear();
+            if reader.read_line(&mut line).unwrap_or(0) == 0 || line.trim().is_empty() {
+                break;
+            }
+            if let Some((name, value)) = line.split_once(':') {
+                self.headers.push((name.trim().to_string(), value.trim().to_string()));
+            }
+        }
+        let chunked = self
+            .headers
+            .iter()
+            .any(|(n, v)| n.eq_ignore_ascii_case("transfer-encoding") && v.contains("chunked"));
+        self.body = Some(std::io::BufReader::new(Dechunked { reader, chunked, left: 0, done: false }));
+        self.status
+    }
+
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    }
+
+    /// The next line of the body, without its newline; `None` at its end.
+    pub fn next_line(&mut self) -> Option<String> {
+        use std::io::BufRead;
+        self.head();
+        let mut line = String::new();
+        match self.body.as_mut()?.read_line(&mut line) {
+            Ok(n) if n > 0 => Some(line.trim_end_matches('\n').to_string()),
+            _ => None,
+        }
+    }
+
+    /// The rest of the body's lines.
+    pub fn rest(&mut self) -> Vec<String> {
+        std::iter::from_fn(|| self.next_line()).collect()
+    }
+}
+
+/// A response body with its chunked framing taken off.
+struct Dechunked {
+    reader: std::io::BufReader<TcpStream>,
+    chunked: bool,
+    /// Bytes left in the current chunk.
+    left: usize,
+    done: bool,
+}
+
+impl Read for Dechunked {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        use std::io::BufRead;
+        if !self.chunked {
+            return self.reader.read(buf);
+        }
+        if self.done {
+            return Ok(0);
+        }
+        if self.left == 0 {
+            // The CRLF after the last chunk's data, if any, then the size.
+            let mut line = String::new();
+            while line.trim().is_empty() {
+                line.clear();
+                if self.reader.read_line(&mut line)? == 0 {
+                    return Ok(0);
+                }
+            }
+            self.left = usize::from_str_radix(line.trim(), 16).unwrap_or(0);
+            if self.left == 0 {
+                self.done = true;
+                return Ok(0);
+            }
+        }
+        let n = buf.len().min(self.left);
+        let read = self.reader.read(&mut buf[..n])?;
+        self.left -= read;
+        Ok(read)
+    }
+}
