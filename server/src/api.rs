@@ -142,6 +142,9 @@ async fn route(app: &Arc<App>, request: Request<Incoming>, logged: &mut Logged) 
         Endpoint::Ready if app.draining.load(Ordering::Relaxed) => {
             text(StatusCode::SERVICE_UNAVAILABLE, "draining\n")
         }
+        Endpoint::Ready if app.pool.stuck(app.config.evaluation_timeout) => {
+            text(StatusCode::SERVICE_UNAVAILABLE, "every evaluation worker is busy past the timeout\n")
+        }
         Endpoint::Ready => text(StatusCode::OK, "ready\n"),
         Endpoint::Metrics => metrics(app),
     }
@@ -226,15 +229,17 @@ pub(crate) enum NoAnswer {
 }
 
 /// Runs `work` on the pool and waits for it, at most the evaluation
-/// timeout (queueing included).
+/// timeout (queueing included). `work` is given the deadline, which its
+/// evaluations honour (`runtime::budget`), so the worker is free again
+/// when the caller stops waiting.
 pub(crate) async fn on_pool<T: Send + 'static>(
     app: &App,
-    work: impl FnOnce() -> T + Send + 'static,
+    work: impl FnOnce(Instant) -> T + Send + 'static,
 ) -> Result<T, NoAnswer> {
     let deadline = Instant::now() + app.config.evaluation_timeout;
     let (sender, receiver) = oneshot::channel();
     let job = move || {
-        let _ = sender.send(work());
+        let _ = sender.send(work(deadline));
     };
     match app.pool.submit(deadline, job) {
         Ok(()) => {}
@@ -258,14 +263,18 @@ pub(crate) fn unavailable(why: NoAnswer) -> Response<Body> {
 }
 
 async fn evaluate_one(app: &Arc<App>, set: Arc<RuleSet>, body: Bytes, logged: &mut Logged) -> Response<Body> {
-    match on_pool(app, move || evaluate::one(&set, &body)).await {
+    match on_pool(app, move |deadline| evaluate::one(&set, &body, deadline)).await {
         Ok(Answer { status, body, contract, decision }) => {
             if let (Some(contract), Some(decision)) = (&contract, decision) {
                 app.metrics.decision(contract, decision);
             }
             logged.contract = contract;
             logged.decision = decision;
-            json(StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_REQUEST), body)
+            let mut response = json(StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_REQUEST), body);
+            if status == 503 {
+                response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+            }
+            response
         }
         Err(why) => unavailable(why),
     }

@@ -5,7 +5,10 @@
 
 use std::sync::Arc;
 
-use runtime::{Envelope, InvalidInput};
+use std::time::Instant;
+
+use runtime::budget::Limit;
+use runtime::{Envelope, EvaluateError, InvalidInput};
 
 use crate::rules::{RouteError, RuleSet};
 
@@ -32,8 +35,9 @@ pub fn error_json(kind: &str, message: &str) -> Vec<u8> {
         .unwrap_or_else(|_| b"{\"error\":{\"kind\":\"internal\"}}".to_vec())
 }
 
-/// Evaluates one JSON request against `set`.
-pub fn one(set: &RuleSet, body: &[u8]) -> Answer {
+/// Evaluates one JSON request against `set`, stopping it at `deadline`
+/// (answered 503).
+pub fn one(set: &RuleSet, body: &[u8], deadline: Instant) -> Answer {
     let Ok(text) = std::str::from_utf8(body) else {
         return Answer::error(400, "invalid_json", "the body is not UTF-8");
     };
@@ -44,7 +48,8 @@ pub fn one(set: &RuleSet, body: &[u8]) -> Answer {
     let contract = match set.route(envelope.contract.as_deref()) {
         Ok(contract) => contract,
         Err(RouteError::Unknown(name)) => {
-            return Answer::error(404, "unknown_contract", &format!("no contract `{name}` is served"));
+            let message = format!("no contract {} is served", ir::quote::quote(&name));
+            return Answer::error(404, "unknown_contract", &message);
         }
         Err(RouteError::Ambiguous) => {
             let names: Vec<&str> = set.contracts.iter().map(|c| c.name()).collect();
@@ -53,18 +58,25 @@ pub fn one(set: &RuleSet, body: &[u8]) -> Answer {
             return Answer { contract: None, ..invalid_input(&InvalidInput::one("contract", message)) };
         }
     };
-    let request = match contract.request_from(&envelope) {
+    let mut request = match contract.request_from(&envelope) {
         Ok(request) => request,
         Err(invalid) => {
             return Answer { contract: Some(contract.name().to_string()), ..invalid_input(&invalid) };
         }
     };
+    request.context.limit = Some(Limit::At(deadline));
     match contract.evaluate(&request) {
         Ok(result) => Answer {
             status: 200,
             body: result.to_json(),
             contract: Some(contract.name().to_string()),
             decision: Some(result.decision.name()),
+        },
+        Err(e @ EvaluateError::OutOfTime { .. }) => Answer {
+            status: 503,
+            body: e.to_json(),
+            contract: Some(contract.name().to_string()),
+            decision: None,
         },
         Err(e) => Answer {
             contract: Some(contract.name().to_string()),
@@ -128,12 +140,12 @@ impl Batch {
 
 /// The result lines of a batch of NDJSON request lines, each ending in
 /// `\n`, and each line's `(contract, decision)` for the metrics.
-pub fn lines(set: &Arc<RuleSet>, batch: &Batch) -> (Vec<u8>, Vec<(String, &'static str)>) {
+pub fn lines(set: &Arc<RuleSet>, batch: &Batch, deadline: Instant) -> (Vec<u8>, Vec<(String, &'static str)>) {
     let mut out = Vec::with_capacity(batch.len() * 256);
     let mut decisions = Vec::new();
     for line in &batch.lines {
         let answer = match line {
-            BatchLine::Request(range) => one(set, &batch.text[range.clone()]),
+            BatchLine::Request(range) => one(set, &batch.text[range.clone()], deadline),
             BatchLine::TooLong { limit } => Answer::error(
                 413,
                 "payload_too_large",

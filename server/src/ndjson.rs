@@ -95,7 +95,7 @@ async fn evaluate_batch(app: &App, set: &Arc<RuleSet>, batch: Batch) -> Result<V
         return Ok(Vec::new());
     }
     let set = set.clone();
-    let (out, decisions) = on_pool(app, move || evaluate::lines(&set, &batch)).await?;
+    let (out, decisions) = on_pool(app, move |deadline| evaluate::lines(&set, &batch, deadline)).await?;
     count_decisions(app, &decisions);
     Ok(out)
 }
