@@ -5,7 +5,6 @@
 //! request is wrong (diagnostics were printed), 2 usage, configuration or
 //! I/O errors.
 
-mod arrow_input;
 mod batch;
 mod commands;
 mod explain;

@@ -23,10 +23,10 @@ use ir::quote::quote;
 use ir::{Bundle, ChannelId, ComponentId};
 
 use crate::budget::{Budget, Limit, OutOfTime};
+use crate::data::RecordRef;
 use crate::host::{HostFn, HostValue, Signature, matches_type};
 use crate::interp::{self, Context};
 use crate::native::{NativeCompiler, NativeProgram, NativeRun};
-use crate::data::RecordRef;
 use crate::program::Program;
 use crate::records::Records;
 use crate::request::{Envelope, Input, InvalidInput};
@@ -590,6 +590,18 @@ impl Contract {
             && let Ok(mut status) = self.status.lock()
         {
             *status = NativeStatus::Interpreted;
+        }
+    }
+
+    /// Readies the contract for many evaluations: under `Jit::Auto`,
+    /// compiles it to native code now (a batch is hot from its first
+    /// record; a failure keeps it interpreted, as `compile_now` says).
+    pub fn compile_for_batch(&self) {
+        if self.jit == Jit::Auto
+            && self.native.get().is_none()
+            && self.native_status() == NativeStatus::Interpreted
+        {
+            self.compile_now();
         }
     }
 

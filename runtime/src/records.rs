@@ -2,7 +2,7 @@
 //! what batch evaluation builds from a chunk of NDJSON lines or an Arrow
 //! record batch, and then evaluates row by row.
 //!
-//! Rows are filled through [`SlotsMut`], whose setters are the only way
+//! Rows are filled through [`Cells`], whose setters are the only way
 //! besides request parsing to make slots: scalars by value, strings
 //! borrowed for `'r` (the chunk's bytes, an Arrow buffer) or owned by the
 //! records, lists built element by element into the records' store. So the
@@ -57,10 +57,9 @@ impl<'r> Records<'r> {
         self.contract_id == contract.id()
     }
 
-    /// Row `row`'s slots, to fill.
-    pub fn row_mut(&mut self, row: usize) -> SlotsMut<'_, 'r> {
-        let slots = &mut self.slots[row * self.width..(row + 1) * self.width];
-        SlotsMut { slots, store: &mut self.store }
+    /// Every row's slots, to fill: row `i` is item `i`.
+    pub fn cells(&mut self) -> Cells<'_, 'r> {
+        Cells { slots: &mut self.slots, stride: self.width, store: &mut self.store }
     }
 
     /// Reads row `row` from an input record's JSON text (validated as a
@@ -95,56 +94,72 @@ impl<'r> Records<'r> {
     }
 }
 
-/// Slots to fill (a row, or a list's elements), and the store that keeps
-/// what they point at.
+/// Items to fill: the rows of [`Records`], or a list's elements. Item
+/// `i`'s slot at `offset` is slot `i * stride + offset`; the store keeps
+/// what strings and lists point at.
 #[derive(Debug)]
-pub struct SlotsMut<'b, 'r> {
+pub struct Cells<'b, 'r> {
     slots: &'b mut [Slot],
+    stride: usize,
     store: &'b mut Store<'r>,
 }
 
-impl<'r> SlotsMut<'_, 'r> {
-    pub fn set_bool(&mut self, offset: usize, value: bool) {
-        self.slots[offset] = Slot::bool(value);
+impl<'r> Cells<'_, 'r> {
+    fn at(&mut self, item: usize, offset: usize) -> &mut Slot {
+        &mut self.slots[item * self.stride + offset]
     }
 
-    pub fn set_int(&mut self, offset: usize, value: i64) {
-        self.slots[offset] = Slot::int(value);
+    pub fn set_bool(&mut self, item: usize, offset: usize, value: bool) {
+        *self.at(item, offset) = Slot::bool(value);
     }
 
-    pub fn set_float(&mut self, offset: usize, value: f64) {
-        self.slots[offset] = Slot::float(value);
+    pub fn set_int(&mut self, item: usize, offset: usize, value: i64) {
+        *self.at(item, offset) = Slot::int(value);
     }
 
-    pub fn set_decimal(&mut self, offset: usize, value: Decimal) {
-        self.slots[offset] = Slot::decimal(value);
+    pub fn set_float(&mut self, item: usize, offset: usize, value: f64) {
+        *self.at(item, offset) = Slot::float(value);
+    }
+
+    pub fn set_decimal(&mut self, item: usize, offset: usize, value: Decimal) {
+        *self.at(item, offset) = Slot::decimal(value);
     }
 
     /// Nanoseconds since the Unix epoch.
-    pub fn set_timestamp(&mut self, offset: usize, nanos: i64) {
-        self.slots[offset] = Slot::timestamp(nanos);
+    pub fn set_timestamp(&mut self, item: usize, offset: usize, nanos: i64) {
+        *self.at(item, offset) = Slot::timestamp(nanos);
     }
 
     /// Nanoseconds.
-    pub fn set_duration(&mut self, offset: usize, nanos: i64) {
-        self.slots[offset] = Slot::duration(nanos);
+    pub fn set_duration(&mut self, item: usize, offset: usize, nanos: i64) {
+        *self.at(item, offset) = Slot::duration(nanos);
     }
 
     /// A string borrowed for `'r`.
-    pub fn set_str(&mut self, offset: usize, text: &'r str) {
-        self.slots[offset] = self.store.borrowed_str(text);
+    pub fn set_str(&mut self, item: usize, offset: usize, text: &'r str) {
+        let slot = self.store.borrowed_str(text);
+        *self.at(item, offset) = slot;
     }
 
     /// A string the records keep.
-    pub fn set_owned_str(&mut self, offset: usize, text: String) {
-        self.slots[offset] = self.store.owned_str(text);
+    pub fn set_owned_str(&mut self, item: usize, offset: usize, text: String) {
+        let slot = self.store.owned_str(text);
+        *self.at(item, offset) = slot;
     }
 
-    /// A list of `count` elements, each `stride` slots, filled by `fill`
-    /// (element `i` at offsets `i * stride ..`).
-    pub fn set_list(&mut self, offset: usize, count: usize, stride: usize, fill: impl FnOnce(&mut SlotsMut<'_, 'r>)) {
-        let mut elements = vec![Slot::ABSENT; count * stride.max(1)];
-        fill(&mut SlotsMut { slots: &mut elements, store: self.store });
-        self.slots[offset] = self.store.list(elements, count);
+    /// A list of `count` elements, each `stride` slots, filled by `fill`.
+    pub fn set_list(
+        &mut self,
+        item: usize,
+        offset: usize,
+        count: usize,
+        stride: usize,
+        fill: impl FnOnce(&mut Cells<'_, 'r>),
+    ) {
+        let stride = stride.max(1);
+        let mut elements = vec![Slot::ABSENT; count * stride];
+        fill(&mut Cells { slots: &mut elements, stride, store: self.store });
+        let slot = self.store.list(elements, count);
+        *self.at(item, offset) = slot;
     }
 }

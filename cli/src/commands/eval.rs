@@ -27,7 +27,8 @@ pub enum EngineChoice {
     rulec eval examples/contracts/ --request examples/requests/acme.payments.transfer.ndjson\n  \
     cat requests.ndjson | rulec eval transfer.bundle.json --engine interp\n  \
     rulec eval transfer.yaml --request req.json --explain\n  \
-    rulec eval transfer.yaml --input records.ndjson --channel batch --output results.ndjson")]
+    rulec eval transfer.yaml --input records.ndjson --channel batch --output results.ndjson\n  \
+    rulec eval transfer.yaml --input records.arrow --channel batch --fields decision --keep id --output decisions.arrow")]
 pub struct Args {
     /// A contract (`.yaml`), a bundle (`.bundle.json`) or a folder of either.
     target: PathBuf,
@@ -42,6 +43,15 @@ pub struct Args {
     /// Batch mode: bare input records: NDJSON, or Arrow IPC (`.arrow`, `.arrows`).
     #[arg(long, value_name = "FILE")]
     input: Option<PathBuf>,
+    /// Batch mode: the output format (by extension when not given: `.arrow` and `.arrows` are Arrow IPC).
+    #[arg(long, value_enum, requires = "input", conflicts_with = "request")]
+    output_format: Option<batch::OutputFormat>,
+    /// Batch mode: only these parts of each result (decision,reasons,findings,effects,errors).
+    #[arg(long, value_name = "PARTS", requires = "input", conflicts_with = "request")]
+    fields: Option<String>,
+    /// Batch mode: input fields copied into each result, to join results with their records.
+    #[arg(long, value_name = "COL,...", requires = "input", conflicts_with = "request")]
+    keep: Option<String>,
     /// Batch mode: the channel every record comes from (needed when the contract declares channels).
     #[arg(long, requires = "input", conflicts_with = "request")]
     channel: Option<String>,
@@ -67,10 +77,13 @@ pub fn run(args: Args) -> Outcome {
     if let Some(input) = &args.input {
         let settings = batch::Settings {
             input: input.clone(),
+            input_format: args.input_format,
             output: args.output.clone(),
+            output_format: args.output_format,
             channel: args.channel.clone(),
+            fields: args.fields.clone(),
+            keep: args.keep.clone(),
             threads: args.threads,
-            format: args.input_format,
         };
         return batch::run(&loaded, &settings);
     }

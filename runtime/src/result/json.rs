@@ -31,6 +31,8 @@ const SECTIONS: [(Section, Parts, &[u8], &[u8]); 4] = [
 pub struct JsonResult<'o> {
     out: &'o mut Vec<u8>,
     parts: Parts,
+    /// `"key":value` pairs written first (kept input fields).
+    prefix: &'o [u8],
     section: Section,
     /// Whether the open section has an entry yet (a comma is due).
     entries: bool,
@@ -38,7 +40,13 @@ pub struct JsonResult<'o> {
 
 impl<'o> JsonResult<'o> {
     pub fn new(out: &'o mut Vec<u8>, parts: Parts) -> JsonResult<'o> {
-        JsonResult { out, parts, section: Section::Decision, entries: false }
+        JsonResult::after(out, parts, b"")
+    }
+
+    /// A result whose object starts with `prefix`: `"key":value` pairs,
+    /// comma-separated (the batch path's kept fields), or nothing.
+    pub fn after(out: &'o mut Vec<u8>, parts: Parts, prefix: &'o [u8]) -> JsonResult<'o> {
+        JsonResult { out, parts, prefix, section: Section::Decision, entries: false }
     }
 
     /// Starts an entry of section `next`: after a comma in the open
@@ -78,7 +86,12 @@ impl<'p> ResultSink<'p> for JsonResult<'_> {
     }
 
     fn decision(&mut self, contract: &'p str, version: &'p str, decision: Verdict) {
-        self.field(b"{\"contract\":", contract);
+        self.out.push(b'{');
+        if !self.prefix.is_empty() {
+            self.out.extend_from_slice(self.prefix);
+            self.out.push(b',');
+        }
+        self.field(b"\"contract\":", contract);
         self.field(b",\"version\":", version);
         self.field(b",\"decision\":", decision.name());
     }

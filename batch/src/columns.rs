@@ -1,0 +1,533 @@
+//! Arrow record batches into a contract's input slots, a column at a
+//! time, without going through JSON.
+//!
+//! The batch's schema is matched against the contract's input once per
+//! stream ([`ColumnPlan::new`]): each input field finds its column by name
+//! (unknown columns are ignored), and a column whose type cannot hold the
+//! field's values, or a required field without a column, is an error
+//! naming it. Then each batch is read column by column, in typed loops
+//! that write slots; strings are borrowed from the batch's buffers.
+//!
+//! What a column holds is read as the JSON the same record would be: a
+//! null is an absent field; a decimal keeps its digits (`Decimal128(18,
+//! 2)` 1 is `1.00`); ints and decimals may come from any integer column,
+//! decimals, timestamps and durations also from strings. A value that
+//! would make the record invalid (a null in a required field, an enum
+//! value outside the set, a decimal that does not fit) marks its row; a
+//! marked row is written as the JSON record and validated by the request
+//! reader, so its error is the NDJSON path's, byte for byte
+//! ([`crate::json_rows`]).
+
+use std::sync::Arc;
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::{
+    Decimal128Type, Decimal256Type, Float32Type, Float64Type, Int8Type, Int16Type, Int32Type, Int64Type,
+    TimestampMicrosecondType, TimestampMillisecondType, TimestampNanosecondType, TimestampSecondType,
+    UInt8Type, UInt16Type, UInt32Type, UInt64Type,
+};
+use arrow_array::{Array, ArrayRef, OffsetSizeTrait, RecordBatch};
+use arrow_schema::{DataType, Field, Fields, Schema, TimeUnit};
+use ir::{TypeId, TypeKind, TypeTable};
+use runtime::Contract;
+use runtime::records::{Cells, Records};
+use rust_decimal::Decimal;
+
+/// How a batch's columns fill a contract's input.
+#[derive(Debug)]
+pub struct ColumnPlan {
+    fields: Vec<FieldPlan>,
+}
+
+/// One field of a record: where its column is and how it is read.
+#[derive(Debug)]
+struct FieldPlan {
+    /// The column's index among its batch's or struct's columns.
+    column: usize,
+    /// The field's first slot within its record.
+    offset: usize,
+    optional: bool,
+    read: Read,
+}
+
+/// How one column's values become slots.
+#[derive(Debug)]
+enum Read {
+    Bool,
+    Int,
+    Float,
+    Decimal,
+    /// A string; for an enum, its values.
+    Str(Option<Arc<[String]>>),
+    Timestamp,
+    Duration,
+    List {
+        element: Box<FieldPlan>,
+        stride: usize,
+    },
+    Record(Vec<FieldPlan>),
+}
+
+impl ColumnPlan {
+    /// Matches `schema` against `contract`'s input.
+    pub fn new(contract: &Contract, schema: &Schema) -> Result<ColumnPlan, String> {
+        let program = contract.program();
+        let types = &contract.ir().types;
+        let input = contract.ir().input;
+        let fields = record_plan(program, types, input, schema.fields(), "")?;
+        Ok(ColumnPlan { fields })
+    }
+
+    /// Reads `batch` into `records` (one row per record); rows whose
+    /// values would be invalid are validated from their JSON form instead,
+    /// which gives them their problem.
+    pub fn fill<'r>(&self, contract: &Contract, batch: &'r RecordBatch, records: &mut Records<'r>) {
+        let mut bad = vec![false; batch.num_rows()];
+        {
+            let mut cells = records.cells();
+            let rows = Rows { first: 0, count: batch.num_rows() };
+            for field in &self.fields {
+                fill(field, batch.column(field.column), rows, 0, 0, &mut cells, &mut bad);
+            }
+        }
+        for (row, _) in bad.iter().enumerate().filter(|(_, bad)| **bad) {
+            let text = crate::json_rows::record_json(batch.schema_ref().fields(), batch.columns(), row);
+            records.set_problem(row, crate::json_rows::problem(contract, &text));
+        }
+    }
+}
+
+/// The plans of a record type's fields, from the columns `columns`.
+fn record_plan(
+    program: &runtime::program::Program,
+    types: &TypeTable,
+    ty: TypeId,
+    columns: &Fields,
+    path: &str,
+) -> Result<Vec<FieldPlan>, String> {
+    let fields = types.record_fields(ty).unwrap_or(&[]);
+    let mut plans = Vec::with_capacity(fields.len());
+    for (index, field) in fields.iter().enumerate() {
+        let name = if path.is_empty() { field.name.clone() } else { format!("{path}.{}", field.name) };
+        let (inner, optional) = match types.kind(field.ty) {
+            TypeKind::Optional(inner) => (*inner, true),
+            _ => (field.ty, false),
+        };
+        let Some(column) = columns.iter().position(|c| c.name() == &field.name) else {
+            if optional {
+                continue;
+            }
+            return Err(format!(
+                "the input has no column `{name}`, which the contract requires ({})",
+                types.display(field.ty)
+            ));
+        };
+        let offset = program.layouts.field_offset(ty, index as u32);
+        let read = read_plan(program, types, inner, &columns[column], &name)?;
+        plans.push(FieldPlan { column, offset, optional, read });
+    }
+    Ok(plans)
+}
+
+/// How a column of `field`'s type reads values of `ty`, or why it cannot.
+fn read_plan(
+    program: &runtime::program::Program,
+    types: &TypeTable,
+    ty: TypeId,
+    field: &Field,
+    path: &str,
+) -> Result<Read, String> {
+    let data = field.data_type();
+    let mismatch = || {
+        format!(
+            "input column `{path}` has Arrow type {data}, which cannot hold the contract's {}",
+            types.display(ty)
+        )
+    };
+    if *data == DataType::Null {
+        return Ok(match types.kind(ty) {
+            TypeKind::Record(_) | TypeKind::List(_) => return Err(mismatch()),
+            _ => Read::Bool,
+        });
+    }
+    let read = match types.kind(ty) {
+        TypeKind::Bool if *data == DataType::Boolean => Read::Bool,
+        TypeKind::Int if is_integer(data) => Read::Int,
+        TypeKind::Float if is_integer(data) || matches!(data, DataType::Float32 | DataType::Float64) => {
+            Read::Float
+        }
+        TypeKind::Decimal
+            if is_integer(data)
+                || is_string(data)
+                || matches!(data, DataType::Decimal128(..) | DataType::Decimal256(..)) =>
+        {
+            Read::Decimal
+        }
+        TypeKind::String if is_string(data) => Read::Str(None),
+        TypeKind::Enum(values) if is_string(data) => Read::Str(Some(values.clone().into())),
+        TypeKind::Timestamp if is_string(data) || matches!(data, DataType::Timestamp(..)) => Read::Timestamp,
+        TypeKind::Duration if is_string(data) || matches!(data, DataType::Duration(_)) => Read::Duration,
+        TypeKind::List(element) => {
+            let child = match data {
+                DataType::List(child) | DataType::LargeList(child) | DataType::FixedSizeList(child, _) => {
+                    child
+                }
+                _ => return Err(mismatch()),
+            };
+            let (inner, optional) = match types.kind(*element) {
+                TypeKind::Optional(inner) => (*inner, true),
+                _ => (*element, false),
+            };
+            let read = read_plan(program, types, inner, child, &format!("{path}[]"))?;
+            let stride = program.layouts.width(*element);
+            Read::List { element: Box::new(FieldPlan { column: 0, offset: 0, optional, read }), stride }
+        }
+        TypeKind::Record(_) => match data {
+            DataType::Struct(children) => Read::Record(record_plan(program, types, ty, children, path)?),
+            _ => return Err(mismatch()),
+        },
+        _ => return Err(mismatch()),
+    };
+    Ok(read)
+}
+
+fn is_integer(data: &DataType) -> bool {
+    data.is_integer()
+}
+
+fn is_string(data: &DataType) -> bool {
+    match data {
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => true,
+        DataType::Dictionary(_, values) => matches!(**values, DataType::Utf8 | DataType::LargeUtf8),
+        _ => false,
+    }
+}
+
+/// The rows `first .. first + count` of a column.
+#[derive(Clone, Copy, Debug)]
+struct Rows {
+    first: usize,
+    count: usize,
+}
+
+/// Fills `field`'s slots (at `base + field.offset`) of items `item0 + k`
+/// from rows `rows.first + k` of `array`, for every `k`; sets `bad[k]`
+/// when that value makes its record invalid. Each kind of column is read
+/// in its own loop, its array cast once.
+fn fill<'r>(
+    field: &FieldPlan,
+    array: &'r ArrayRef,
+    rows: Rows,
+    item0: usize,
+    base: usize,
+    cells: &mut Cells<'_, 'r>,
+    bad: &mut [bool],
+) {
+    let at = base + field.offset;
+    let each = |bad: &mut [bool], value: &mut dyn FnMut(usize, usize) -> bool| {
+        each_row(array, rows, field.optional, bad, value)
+    };
+    match (&field.read, array.data_type()) {
+        (Read::Bool, DataType::Boolean) => {
+            let a = array.as_boolean();
+            each(bad, &mut |k, row| {
+                cells.set_bool(item0 + k, at, a.value(row));
+                true
+            });
+        }
+        (Read::Int, DataType::Int64) => {
+            let a = array.as_primitive::<Int64Type>();
+            each(bad, &mut |k, row| {
+                cells.set_int(item0 + k, at, a.value(row));
+                true
+            });
+        }
+        (Read::Int, _) => each(bad, &mut |k, row| match int_value(array, row) {
+            Some(v) => {
+                cells.set_int(item0 + k, at, v);
+                true
+            }
+            None => false,
+        }),
+        (Read::Float, _) => {
+            let optional = field.optional;
+            each(bad, &mut |k, row| match float_value(array, row) {
+                Some(v) if v.is_finite() => {
+                    cells.set_float(item0 + k, at, v);
+                    true
+                }
+                // Not a number, infinities: JSON has no such value, so
+                // they read as null.
+                Some(_) => optional,
+                None => false,
+            })
+        }
+        (Read::Decimal, DataType::Decimal128(_, scale)) => {
+            let (a, scale) = (array.as_primitive::<Decimal128Type>(), *scale);
+            each(bad, &mut |k, row| match scaled(a.value(row), scale) {
+                Some(v) => {
+                    cells.set_decimal(item0 + k, at, v);
+                    true
+                }
+                None => false,
+            });
+        }
+        (Read::Decimal, _) => each(bad, &mut |k, row| match decimal_value(array, row) {
+            Some(v) => {
+                cells.set_decimal(item0 + k, at, v);
+                true
+            }
+            None => false,
+        }),
+        (Read::Str(values), _) => {
+            fill_strings(values.as_deref(), array, rows, item0, at, field.optional, cells, bad)
+        }
+        (Read::Timestamp, _) => {
+            let optional = field.optional;
+            each(bad, &mut |k, row| match timestamp_value(array, row) {
+                Some(Some(nanos)) => {
+                    cells.set_timestamp(item0 + k, at, nanos);
+                    true
+                }
+                // Out of the nanosecond range: written as null in JSON.
+                Some(None) => optional,
+                None => false,
+            })
+        }
+        (Read::Duration, _) => each(bad, &mut |k, row| match duration_value(array, row) {
+            Some(nanos) => {
+                cells.set_duration(item0 + k, at, nanos);
+                true
+            }
+            None => false,
+        }),
+        (Read::List { element, stride }, _) => {
+            let stride = *stride;
+            each(bad, &mut |k, row| fill_list(element, stride, array, row, item0 + k, at, cells))
+        }
+        (Read::Record(fields), DataType::Struct(_)) => {
+            // A null record makes its row invalid (records are never
+            // optional); its fields are read with the rest and ignored.
+            each(bad, &mut |_, _| true);
+            let record = array.as_struct();
+            for child in fields {
+                fill(child, record.column(child.column), rows, item0, at, cells, bad);
+            }
+        }
+        // A `Null` column: every row is null.
+        _ => each(bad, &mut |_, _| false),
+    }
+}
+
+/// Runs `value(k, row)` on every non-null row; a null is absent when
+/// `optional`, else marks its row bad, as does `value` returning false.
+fn each_row(
+    array: &ArrayRef,
+    rows: Rows,
+    optional: bool,
+    bad: &mut [bool],
+    value: &mut dyn FnMut(usize, usize) -> bool,
+) {
+    let nulls = array.logical_nulls();
+    for (k, bad) in bad.iter_mut().enumerate().take(rows.count) {
+        let row = rows.first + k;
+        let ok = match &nulls {
+            Some(nulls) if nulls.is_null(row) => optional,
+            _ => value(k, row),
+        };
+        if !ok {
+            *bad = true;
+        }
+    }
+}
+
+/// Strings, borrowed from the column; for an enum, checked against its
+/// values (a dictionary's values once, not every row's).
+#[allow(clippy::too_many_arguments)]
+fn fill_strings<'r>(
+    values: Option<&[String]>,
+    array: &'r ArrayRef,
+    rows: Rows,
+    item0: usize,
+    at: usize,
+    optional: bool,
+    cells: &mut Cells<'_, 'r>,
+    bad: &mut [bool],
+) {
+    let allowed = |text: &str| values.is_none_or(|v| v.iter().any(|v| v == text));
+    let mut put = |k: usize, text: &'r str| {
+        if allowed(text) {
+            cells.set_str(item0 + k, at, text);
+            true
+        } else {
+            false
+        }
+    };
+    match array.data_type() {
+        DataType::Utf8 => {
+            let a = array.as_string::<i32>();
+            each_row(array, rows, optional, bad, &mut |k, row| put(k, a.value(row)));
+        }
+        DataType::LargeUtf8 => {
+            let a = array.as_string::<i64>();
+            each_row(array, rows, optional, bad, &mut |k, row| put(k, a.value(row)));
+        }
+        DataType::Utf8View => {
+            let a = array.as_string_view();
+            each_row(array, rows, optional, bad, &mut |k, row| put(k, a.value(row)));
+        }
+        DataType::Dictionary(..) => {
+            let Some(dictionary) = array.as_any_dictionary_opt() else {
+                each_row(array, rows, optional, bad, &mut |_, _| false);
+                return;
+            };
+            let keys = dictionary.normalized_keys();
+            let words = dictionary.values();
+            let texts: Vec<Option<&'r str>> =
+                (0..words.len()).map(|i| str_value(words, i).filter(|t| allowed(t))).collect();
+            each_row(
+                array,
+                rows,
+                optional,
+                bad,
+                &mut |k, row| match texts.get(keys[row]).copied().flatten() {
+                    Some(text) => {
+                        cells.set_str(item0 + k, at, text);
+                        true
+                    }
+                    None => false,
+                },
+            );
+        }
+        _ => each_row(array, rows, optional, bad, &mut |_, _| false),
+    }
+}
+
+/// Fills a list value: its elements' slots in the store, then the list
+/// slot. `false` when an element would make the record invalid.
+fn fill_list<'r>(
+    element: &FieldPlan,
+    stride: usize,
+    array: &'r ArrayRef,
+    row: usize,
+    item: usize,
+    at: usize,
+    cells: &mut Cells<'_, 'r>,
+) -> bool {
+    let (values, start, len) = match array.data_type() {
+        DataType::List(_) => list_range(array.as_list::<i32>(), row),
+        DataType::LargeList(_) => list_range(array.as_list::<i64>(), row),
+        DataType::FixedSizeList(_, size) => {
+            let list = array.as_fixed_size_list();
+            let size = *size as usize;
+            (list.values(), row * size, size)
+        }
+        _ => return false,
+    };
+    let mut bad = vec![false; len];
+    cells.set_list(item, at, len, stride, |elements| {
+        fill(element, values, Rows { first: start, count: len }, 0, 0, elements, &mut bad);
+    });
+    !bad.contains(&true)
+}
+
+fn list_range<O: OffsetSizeTrait>(
+    list: &arrow_array::GenericListArray<O>,
+    row: usize,
+) -> (&ArrayRef, usize, usize) {
+    let offsets = list.value_offsets();
+    let (start, end) = (offsets[row].as_usize(), offsets[row + 1].as_usize());
+    (list.values(), start, end - start)
+}
+
+/// An integer column's value as an `i64` (`None` past its range).
+fn int_value(array: &ArrayRef, row: usize) -> Option<i64> {
+    Some(match array.data_type() {
+        DataType::Int8 => i64::from(array.as_primitive::<Int8Type>().value(row)),
+        DataType::Int16 => i64::from(array.as_primitive::<Int16Type>().value(row)),
+        DataType::Int32 => i64::from(array.as_primitive::<Int32Type>().value(row)),
+        DataType::Int64 => array.as_primitive::<Int64Type>().value(row),
+        DataType::UInt8 => i64::from(array.as_primitive::<UInt8Type>().value(row)),
+        DataType::UInt16 => i64::from(array.as_primitive::<UInt16Type>().value(row)),
+        DataType::UInt32 => i64::from(array.as_primitive::<UInt32Type>().value(row)),
+        DataType::UInt64 => i64::try_from(array.as_primitive::<UInt64Type>().value(row)).ok()?,
+        _ => return None,
+    })
+}
+
+fn float_value(array: &ArrayRef, row: usize) -> Option<f64> {
+    match array.data_type() {
+        DataType::Float64 => Some(array.as_primitive::<Float64Type>().value(row)),
+        DataType::Float32 => Some(f64::from(array.as_primitive::<Float32Type>().value(row))),
+        DataType::UInt64 => Some(array.as_primitive::<UInt64Type>().value(row) as f64),
+        _ => int_value(array, row).map(|i| i as f64),
+    }
+}
+
+/// A decimal, exactly: from a decimal column's mantissa and scale, an
+/// integer, or a string's text. `None` when it does not fit.
+fn decimal_value(array: &ArrayRef, row: usize) -> Option<Decimal> {
+    match array.data_type() {
+        DataType::Decimal128(_, scale) => scaled(array.as_primitive::<Decimal128Type>().value(row), *scale),
+        DataType::Decimal256(_, scale) => {
+            let value = array.as_primitive::<Decimal256Type>().value(row);
+            scaled(value.to_i128()?, *scale)
+        }
+        data if data.is_integer() => match data {
+            DataType::UInt64 => Some(Decimal::from(array.as_primitive::<UInt64Type>().value(row))),
+            _ => int_value(array, row).map(Decimal::from),
+        },
+        _ => ir::value::parse_decimal(str_value(array, row)?).ok(),
+    }
+}
+
+/// `mantissa * 10^-scale` as a decimal, when rust_decimal holds it.
+fn scaled(mantissa: i128, scale: i8) -> Option<Decimal> {
+    if scale >= 0 {
+        return Decimal::try_from_i128_with_scale(mantissa, u32::try_from(scale).ok()?).ok();
+    }
+    let factor = 10i128.checked_pow(u32::from(scale.unsigned_abs()))?;
+    Decimal::try_from_i128_with_scale(mantissa.checked_mul(factor)?, 0).ok()
+}
+
+/// A string column's value (dictionary-encoded too).
+fn str_value(array: &ArrayRef, row: usize) -> Option<&str> {
+    Some(match array.data_type() {
+        DataType::Utf8 => array.as_string::<i32>().value(row),
+        DataType::LargeUtf8 => array.as_string::<i64>().value(row),
+        DataType::Utf8View => array.as_string_view().value(row),
+        DataType::Dictionary(..) => {
+            let dictionary = array.as_any_dictionary_opt()?;
+            let key = dictionary.normalized_keys()[row];
+            return str_value(dictionary.values(), key);
+        }
+        _ => return None,
+    })
+}
+
+/// A timestamp in nanoseconds: `Some(None)` when it is out of their range
+/// (null in JSON), `None` when it does not read.
+fn timestamp_value(array: &ArrayRef, row: usize) -> Option<Option<i64>> {
+    let DataType::Timestamp(unit, _) = array.data_type() else {
+        return Some(Some(ir::time::parse_timestamp(str_value(array, row)?).ok()?));
+    };
+    Some(match unit {
+        TimeUnit::Second => array.as_primitive::<TimestampSecondType>().value(row).checked_mul(1_000_000_000),
+        TimeUnit::Millisecond => {
+            array.as_primitive::<TimestampMillisecondType>().value(row).checked_mul(1_000_000)
+        }
+        TimeUnit::Microsecond => {
+            array.as_primitive::<TimestampMicrosecondType>().value(row).checked_mul(1_000)
+        }
+        TimeUnit::Nanosecond => Some(array.as_primitive::<TimestampNanosecondType>().value(row)),
+    })
+}
+
+/// A duration in nanoseconds, as its JSON text would read.
+fn duration_value(array: &ArrayRef, row: usize) -> Option<i64> {
+    let DataType::Duration(unit) = array.data_type() else {
+        return ir::time::parse_duration(str_value(array, row)?).ok();
+    };
+    let text = crate::json_rows::duration_text(array, *unit, row);
+    ir::time::parse_duration(&text).ok()
+}

@@ -1,0 +1,63 @@
+//! The formats of batch input and output, and how a file's name tells
+//! them when no flag does (INTERFACES.md, Batch).
+
+use std::path::Path;
+
+/// How input records are encoded.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum InputFormat {
+    /// One JSON object per line (`.ndjson`, `.jsonl`, anything else).
+    Ndjson,
+    /// Arrow IPC, file or stream format (`.arrow`, `.arrows`).
+    Arrow,
+}
+
+impl InputFormat {
+    pub const ALL: [InputFormat; 2] = [InputFormat::Ndjson, InputFormat::Arrow];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            InputFormat::Ndjson => "ndjson",
+            InputFormat::Arrow => "arrow",
+        }
+    }
+
+    /// The format a file's extension names; NDJSON for any other name.
+    pub fn of_path(path: &Path) -> InputFormat {
+        match extension(path).as_deref() {
+            Some("arrow" | "arrows") => InputFormat::Arrow,
+            _ => InputFormat::Ndjson,
+        }
+    }
+}
+
+/// How results are written.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum OutputFormat {
+    /// One result line per record, as `rulec eval` prints.
+    Ndjson,
+    /// Arrow IPC: a record batch per input chunk, one row per record.
+    Arrow,
+}
+
+impl OutputFormat {
+    pub fn name(self) -> &'static str {
+        match self {
+            OutputFormat::Ndjson => "ndjson",
+            OutputFormat::Arrow => "arrow",
+        }
+    }
+
+    /// The format a file's extension names: `.arrow` and `.arrows` are
+    /// Arrow, anything else NDJSON.
+    pub fn of_path(path: &Path) -> OutputFormat {
+        match extension(path).as_deref() {
+            Some("arrow" | "arrows") => OutputFormat::Arrow,
+            _ => OutputFormat::Ndjson,
+        }
+    }
+}
+
+fn extension(path: &Path) -> Option<String> {
+    path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase)
+}

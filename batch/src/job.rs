@@ -1,0 +1,324 @@
+//! A batch [`Job`]: one contract, the channel every record comes from,
+//! the parts of each result and the kept fields, and what evaluating one
+//! [`Chunk`] gives ([`Job::evaluate`]): its records laid out as slots
+//! (parsed from NDJSON lines, or read from Arrow columns), each valid one
+//! evaluated, and its results (or its error) in input order.
+//!
+//! A job is `Sync`: worker threads share one and call `evaluate` on
+//! chunks in any order; the pipeline puts the outputs back in order.
+
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use arrow_array::{ArrayRef, RecordBatch, StringArray};
+use arrow_schema::{DataType, Field, SchemaRef};
+use runtime::interp::Context;
+use runtime::records::Records;
+use runtime::result::Parts;
+use runtime::{Contract, EvaluateError, InvalidInput};
+use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, Visitor};
+use serde_json::value::RawValue;
+
+use crate::columns::ColumnPlan;
+use crate::format::OutputFormat;
+use crate::output::Output;
+use crate::output::arrow::{ArrowRows, result_schema};
+use crate::output::ndjson::NdjsonRows;
+use crate::source::Chunk;
+use crate::source::ndjson::TOO_LONG;
+
+/// What a job is asked to do.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    /// The channel of every record (`None` for a contract without).
+    pub channel: Option<String>,
+    pub parts: Parts,
+    /// Input fields copied into each result (top-level, by name).
+    pub keep: Vec<String>,
+    pub output: OutputFormat,
+}
+
+/// One contract's batch evaluation, shared by the workers.
+#[derive(Debug)]
+pub struct Job {
+    contract: Arc<Contract>,
+    context: Context,
+    parts: Parts,
+    keep: Vec<String>,
+    output: OutputFormat,
+    /// How Arrow batches fill the input (for a source of batches).
+    plan: Option<ColumnPlan>,
+    /// The kept columns' indexes in the input batches.
+    kept_columns: Vec<usize>,
+    schema: SchemaRef,
+}
+
+/// One chunk's results and counts.
+#[derive(Debug)]
+pub struct Evaluated {
+    pub output: Output,
+    pub records: usize,
+    /// Records that were not evaluated (invalid input, out of time).
+    pub failed: usize,
+}
+
+impl Job {
+    /// A job for `contract`; `input` is the schema of the source's
+    /// batches (`None` for NDJSON), matched against the contract here.
+    pub fn new(
+        contract: Arc<Contract>,
+        settings: &Settings,
+        input: Option<&SchemaRef>,
+    ) -> Result<Job, String> {
+        let context = channel_context(&contract, settings.channel.as_deref())?;
+        let plan = input.map(|schema| ColumnPlan::new(&contract, schema)).transpose()?;
+        let mut kept_fields = Vec::new();
+        let mut kept_columns = Vec::new();
+        for name in &settings.keep {
+            if RESULT_KEYS.contains(&name.as_str()) {
+                return Err(format!("--keep {name}: the results have a field of that name"));
+            }
+            match input {
+                Some(schema) => {
+                    let (index, field) = schema
+                        .column_with_name(name)
+                        .ok_or_else(|| format!("--keep {name}: the input has no column `{name}`"))?;
+                    kept_columns.push(index);
+                    kept_fields.push(field.clone().with_nullable(true));
+                }
+                None => kept_fields.push(Field::new(name, DataType::Utf8, true)),
+            }
+        }
+        let schema = result_schema(contract.ir(), settings.parts, &kept_fields);
+        // A batch is hot from its first record.
+        contract.compile_for_batch();
+        Ok(Job {
+            contract,
+            context,
+            parts: settings.parts,
+            keep: settings.keep.clone(),
+            output: settings.output,
+            plan,
+            kept_columns,
+            schema,
+        })
+    }
+
+    /// The schema of Arrow results.
+    pub fn result_schema(&self) -> &SchemaRef {
+        &self.schema
+    }
+
+    pub fn contract(&self) -> &Arc<Contract> {
+        &self.contract
+    }
+
+    /// Evaluates one chunk.
+    pub fn evaluate(&self, chunk: &Chunk) -> Result<Evaluated, String> {
+        match chunk {
+            Chunk::Lines(bytes) => self.lines(bytes),
+            Chunk::Batch(batch) => self.batch(batch),
+        }
+    }
+
+    fn lines(&self, bytes: &[u8]) -> Result<Evaluated, String> {
+        let lines: Vec<&[u8]> =
+            bytes.split(|b| *b == b'\n').filter(|l| l.iter().any(|b| !b.is_ascii_whitespace())).collect();
+        let mut records = Records::new(&self.contract, lines.len());
+        for (row, line) in lines.iter().enumerate() {
+            match std::str::from_utf8(line) {
+                Ok(text) => records.parse_row(&self.contract, row, text.trim_end()),
+                Err(_) if *line == TOO_LONG => records.set_problem(
+                    row,
+                    InvalidInput::one(
+                        "",
+                        format!("the record is longer than {} MiB", crate::source::ndjson::MAX_LINE >> 20),
+                    ),
+                ),
+                Err(e) => {
+                    records.set_problem(row, InvalidInput::one("", format!("the record is not UTF-8: {e}")))
+                }
+            }
+        }
+        let kept: Vec<Vec<Option<&str>>> = if self.keep.is_empty() {
+            Vec::new()
+        } else {
+            lines
+                .iter()
+                .map(|line| kept_values(std::str::from_utf8(line).unwrap_or(""), &self.keep))
+                .collect()
+        };
+        let kept_pairs = |row: usize, out: &mut Vec<u8>| {
+            for (name, value) in self.keep.iter().zip(&kept[row]) {
+                if let Some(raw) = value {
+                    pair(out, name, |out| out.extend_from_slice(raw.as_bytes()));
+                }
+            }
+        };
+        let kept_columns = || -> Vec<ArrayRef> {
+            (0..self.keep.len())
+                .map(|k| {
+                    let values: StringArray = kept.iter().map(|row| row[k].map(unquoted)).collect();
+                    Arc::new(values) as ArrayRef
+                })
+                .collect()
+        };
+        self.rows(&records, kept_pairs, kept_columns)
+    }
+
+    fn batch(&self, batch: &RecordBatch) -> Result<Evaluated, String> {
+        let plan = self.plan.as_ref().ok_or("internal: Arrow records without a column plan")?;
+        let mut records = Records::new(&self.contract, batch.num_rows());
+        crate::contained::contained("reading a record batch", || {
+            plan.fill(&self.contract, batch, &mut records);
+            Ok(())
+        })?;
+        let kept_pairs = |row: usize, out: &mut Vec<u8>| {
+            for (name, index) in self.keep.iter().zip(&self.kept_columns) {
+                let column = batch.column(*index);
+                if !column.is_null(row) {
+                    pair(out, name, |out| crate::json_rows::write_value(column.as_ref(), row, out));
+                }
+            }
+        };
+        let kept_columns = || self.kept_columns.iter().map(|i| batch.column(*i).clone()).collect();
+        self.rows(&records, kept_pairs, kept_columns)
+    }
+
+    /// Evaluates every row of `records` into the output format.
+    fn rows(
+        &self,
+        records: &Records<'_>,
+        kept_pairs: impl Fn(usize, &mut Vec<u8>),
+        kept_columns: impl FnOnce() -> Vec<ArrayRef>,
+    ) -> Result<Evaluated, String> {
+        let rows = records.len();
+        let mut failed = 0;
+        let output = match self.output {
+            OutputFormat::Ndjson => {
+                let mut out = NdjsonRows::new(self.parts, rows);
+                for row in 0..rows {
+                    if !self.keep.is_empty() {
+                        kept_pairs(row, out.kept());
+                    }
+                    if let Some(problem) = records.problem(row) {
+                        out.invalid(problem);
+                        failed += 1;
+                    } else if let Err(e) =
+                        out.result(|sink| self.contract.evaluate_record(records, row, &self.context, sink))
+                    {
+                        out.failed(&e);
+                        failed += 1;
+                    }
+                }
+                Output::Lines(out.out)
+            }
+            OutputFormat::Arrow => {
+                let mut out = ArrowRows::new(self.contract.ir(), self.parts, rows);
+                for row in 0..rows {
+                    if let Some(problem) = records.problem(row) {
+                        out.invalid(problem);
+                        failed += 1;
+                    } else if let Err(e) =
+                        self.contract.evaluate_record(records, row, &self.context, &mut out)
+                    {
+                        out.failed(kind(&e), &e.to_string());
+                        failed += 1;
+                    }
+                }
+                Output::Batch(out.finish(&self.schema, kept_columns())?)
+            }
+        };
+        Ok(Evaluated { output, records: rows, failed })
+    }
+}
+
+/// The keys of a result line, which kept fields may not take.
+const RESULT_KEYS: [&str; 8] =
+    ["contract", "version", "decision", "reasons", "findings", "effects", "errors", "error"];
+
+/// The result's error kind of an evaluation that did not finish.
+fn kind(error: &EvaluateError) -> &'static str {
+    match error {
+        EvaluateError::OutOfTime { .. } => "timeout",
+        EvaluateError::WrongContract { .. } => "internal",
+    }
+}
+
+/// The context of every record: the channel, checked once (before any
+/// input is read: a caller may check it before opening the input).
+pub fn channel_context(contract: &Contract, channel: Option<&str>) -> Result<Context, String> {
+    let c = contract.ir();
+    if channel.is_none() && !c.channels.is_empty() {
+        return Err(format!(
+            "--channel is required: the contract declares channels ({})",
+            c.channels.join(", ")
+        ));
+    }
+    contract.context(channel, None, None).map_err(|e| {
+        let messages: Vec<String> = e.details.iter().map(|d| d.message.clone()).collect();
+        format!("--channel: {}", messages.join("; "))
+    })
+}
+
+/// Appends `"name":value` (after a comma unless first).
+fn pair(out: &mut Vec<u8>, name: &str, value: impl FnOnce(&mut Vec<u8>)) {
+    if !out.is_empty() {
+        out.push(b',');
+    }
+    runtime::value::write_json_str(name, out);
+    out.push(b':');
+    value(out);
+}
+
+/// A raw JSON value as a kept Arrow string: a string's text, any other
+/// value's JSON.
+fn unquoted(raw: &str) -> Cow<'_, str> {
+    if raw.starts_with('"') {
+        serde_json::from_str::<Cow<'_, str>>(raw).unwrap_or(Cow::Borrowed(raw))
+    } else {
+        Cow::Borrowed(raw)
+    }
+}
+
+/// The raw JSON text of each of the `keys` at the top of the record
+/// `text` (`None` when absent, or when the record is not an object).
+fn kept_values<'t>(text: &'t str, keys: &[String]) -> Vec<Option<&'t str>> {
+    let mut found = vec![None; keys.len()];
+    let mut json = serde_json::Deserializer::from_str(text);
+    let _ = Kept { keys, found: &mut found }.deserialize(&mut json);
+    found
+}
+
+struct Kept<'k, 't> {
+    keys: &'k [String],
+    found: &'k mut [Option<&'t str>],
+}
+
+impl<'de> DeserializeSeed<'de> for Kept<'_, 'de> {
+    type Value = ();
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Kept<'_, 'de> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a record")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+            match self.keys.iter().position(|k| *k == key) {
+                Some(k) => self.found[k] = Some(map.next_value::<&'de RawValue>()?.get()),
+                None => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,171 @@
+//! Arrow rows as the JSON records NDJSON holds: how a row whose values
+//! would be invalid gets exactly the NDJSON path's error (the request
+//! reader validates its JSON form), and how kept columns are written into
+//! NDJSON results.
+//!
+//! A null is an absent field; structs are objects, lists arrays;
+//! decimals keep their digits (as strings); timestamps are RFC 3339 (a
+//! column without a time zone is UTC); durations keep their unit; NaN,
+//! infinities and timestamps past the nanosecond range have no JSON form
+//! and are `null`.
+
+use arrow_array::Array;
+use arrow_array::cast::AsArray;
+use arrow_array::types::{
+    Decimal128Type, Decimal256Type, DecimalType, DurationMicrosecondType, DurationMillisecondType,
+    DurationNanosecondType, DurationSecondType, Float32Type, Float64Type, Int8Type, Int16Type, Int32Type,
+    Int64Type, TimestampMicrosecondType, TimestampMillisecondType, TimestampNanosecondType,
+    TimestampSecondType, UInt8Type, UInt16Type, UInt32Type, UInt64Type,
+};
+use arrow_schema::{DataType, TimeUnit};
+use runtime::{Contract, InvalidInput};
+
+/// Why the record `text` (an input's JSON) is invalid for `contract`.
+pub fn problem(contract: &Contract, text: &str) -> InvalidInput {
+    match runtime::request::Input::parse(contract.program(), text) {
+        Err(problem) => problem,
+        // The column reader refused what the JSON reader takes: a bug of
+        // the column reader, said as such rather than evaluated wrongly.
+        Ok(_) => InvalidInput::one(
+            "input",
+            "internal: the Arrow reader refused a record the JSON reader accepts (please report it)",
+        ),
+    }
+}
+
+/// A duration column's value as duration text (`90s`, `1500ms`).
+pub fn duration_text(array: &dyn Array, unit: TimeUnit, row: usize) -> String {
+    let (value, suffix) = match unit {
+        TimeUnit::Second => (array.as_primitive::<DurationSecondType>().value(row), "s"),
+        TimeUnit::Millisecond => (array.as_primitive::<DurationMillisecondType>().value(row), "ms"),
+        TimeUnit::Microsecond => (array.as_primitive::<DurationMicrosecondType>().value(row), "us"),
+        TimeUnit::Nanosecond => (array.as_primitive::<DurationNanosecondType>().value(row), "ns"),
+    };
+    format!("{value}{suffix}")
+}
+
+/// Row `row` of a batch's named `columns` as a JSON object.
+pub fn record_json(fields: &arrow_schema::Fields, columns: &[arrow_array::ArrayRef], row: usize) -> String {
+    let mut out = Vec::with_capacity(256);
+    write_object(fields, columns, row, &mut out);
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Row `row` of named `columns` as a JSON object; nulls are left out (an
+/// absent field).
+fn write_object(
+    fields: &arrow_schema::Fields,
+    columns: &[arrow_array::ArrayRef],
+    row: usize,
+    out: &mut Vec<u8>,
+) {
+    out.push(b'{');
+    let mut first = true;
+    for (field, column) in fields.iter().zip(columns) {
+        if column.is_null(row) {
+            continue;
+        }
+        if !first {
+            out.push(b',');
+        }
+        first = false;
+        runtime::value::write_json_str(field.name(), out);
+        out.push(b':');
+        write_value(column.as_ref(), row, out);
+    }
+    out.push(b'}');
+}
+
+/// Element `row` of `array` as JSON.
+pub fn write_value(array: &dyn Array, row: usize, out: &mut Vec<u8>) {
+    if array.is_null(row) {
+        out.extend_from_slice(b"null");
+        return;
+    }
+    let text = |out: &mut Vec<u8>, s: &str| runtime::value::write_json_str(s, out);
+    match array.data_type() {
+        DataType::Boolean => {
+            out.extend_from_slice(if array.as_boolean().value(row) { b"true" } else { b"false" })
+        }
+        DataType::Int8 => number(out, array.as_primitive::<Int8Type>().value(row)),
+        DataType::Int16 => number(out, array.as_primitive::<Int16Type>().value(row)),
+        DataType::Int32 => number(out, array.as_primitive::<Int32Type>().value(row)),
+        DataType::Int64 => number(out, array.as_primitive::<Int64Type>().value(row)),
+        DataType::UInt8 => number(out, array.as_primitive::<UInt8Type>().value(row)),
+        DataType::UInt16 => number(out, array.as_primitive::<UInt16Type>().value(row)),
+        DataType::UInt32 => number(out, array.as_primitive::<UInt32Type>().value(row)),
+        DataType::UInt64 => number(out, array.as_primitive::<UInt64Type>().value(row)),
+        DataType::Float32 => float(out, f64::from(array.as_primitive::<Float32Type>().value(row))),
+        DataType::Float64 => float(out, array.as_primitive::<Float64Type>().value(row)),
+        DataType::Utf8 => text(out, array.as_string::<i32>().value(row)),
+        DataType::LargeUtf8 => text(out, array.as_string::<i64>().value(row)),
+        DataType::Utf8View => text(out, array.as_string_view().value(row)),
+        DataType::Decimal128(precision, scale) => {
+            let value = array.as_primitive::<Decimal128Type>().value(row);
+            text(out, &Decimal128Type::format_decimal(value, *precision, *scale));
+        }
+        DataType::Decimal256(precision, scale) => {
+            let value = array.as_primitive::<Decimal256Type>().value(row);
+            text(out, &Decimal256Type::format_decimal(value, *precision, *scale));
+        }
+        // Out of the nanosecond range: `null`, which validation reports.
+        DataType::Timestamp(unit, _) => match timestamp_nanos(array, *unit, row) {
+            Some(nanos) => text(out, &ir::time::format_timestamp(nanos)),
+            None => out.extend_from_slice(b"null"),
+        },
+        DataType::Duration(unit) => text(out, &duration_text(array, *unit, row)),
+        DataType::Struct(_) => {
+            let record = array.as_struct();
+            write_object(record.fields(), record.columns(), row, out);
+        }
+        DataType::List(_) => write_list(array.as_list::<i32>().value(row).as_ref(), out),
+        DataType::LargeList(_) => write_list(array.as_list::<i64>().value(row).as_ref(), out),
+        DataType::FixedSizeList(..) => write_list(array.as_fixed_size_list().value(row).as_ref(), out),
+        DataType::Dictionary(..) => match array.as_any_dictionary_opt() {
+            Some(dictionary) => {
+                let key = dictionary.normalized_keys()[row];
+                write_value(dictionary.values().as_ref(), key, out);
+            }
+            None => out.extend_from_slice(b"null"),
+        },
+        _ => out.extend_from_slice(b"null"),
+    }
+}
+
+fn number(out: &mut Vec<u8>, n: impl itoa::Integer) {
+    out.extend_from_slice(itoa::Buffer::new().format(n).as_bytes());
+}
+
+/// A float as JSON; not-a-number and infinities have none, so they become
+/// `null`, which validation reports.
+fn float(out: &mut Vec<u8>, f: f64) {
+    if f.is_finite() {
+        out.extend_from_slice(format!("{f:?}").as_bytes());
+    } else {
+        out.extend_from_slice(b"null");
+    }
+}
+
+fn timestamp_nanos(array: &dyn Array, unit: TimeUnit, row: usize) -> Option<i64> {
+    match unit {
+        TimeUnit::Second => array.as_primitive::<TimestampSecondType>().value(row).checked_mul(1_000_000_000),
+        TimeUnit::Millisecond => {
+            array.as_primitive::<TimestampMillisecondType>().value(row).checked_mul(1_000_000)
+        }
+        TimeUnit::Microsecond => {
+            array.as_primitive::<TimestampMicrosecondType>().value(row).checked_mul(1_000)
+        }
+        TimeUnit::Nanosecond => Some(array.as_primitive::<TimestampNanosecondType>().value(row)),
+    }
+}
+
+fn write_list(items: &dyn Array, out: &mut Vec<u8>) {
+    out.push(b'[');
+    for i in 0..items.len() {
+        if i > 0 {
+            out.push(b',');
+        }
+        write_value(items, i, out);
+    }
+    out.push(b']');
+}

@@ -1,0 +1,48 @@
+//! Where records come from: a [`Source`] yields [`Chunk`]s, blocks of
+//! records small enough to keep memory flat and large enough to keep a
+//! core busy (thousands of records).
+
+use std::path::Path;
+
+use arrow_array::RecordBatch;
+use arrow_schema::SchemaRef;
+
+use crate::format::InputFormat;
+
+mod arrow;
+pub mod ndjson;
+
+pub use arrow::ArrowFile;
+pub use ndjson::NdjsonReader;
+
+/// Rows per Arrow chunk: larger batches are cut (without copying).
+pub const CHUNK_ROWS: usize = 16 * 1024;
+
+/// A block of records.
+#[derive(Debug)]
+pub enum Chunk {
+    /// Whole NDJSON lines, each one record (blank lines are skipped).
+    Lines(Vec<u8>),
+    /// Records as an Arrow record batch, one row each.
+    Batch(RecordBatch),
+}
+
+/// Records in order, a chunk at a time.
+pub trait Source: Send {
+    /// The next chunk, `None` at the end; an error ends the run.
+    fn next_chunk(&mut self) -> Result<Option<Chunk>, String>;
+
+    /// The schema every batch has, for sources of Arrow batches (matched
+    /// against the contract once, before the first record).
+    fn schema(&self) -> Option<SchemaRef> {
+        None
+    }
+}
+
+/// Opens `path` as `format`.
+pub fn open(path: &Path, format: InputFormat) -> Result<Box<dyn Source>, String> {
+    Ok(match format {
+        InputFormat::Ndjson => Box::new(NdjsonReader::open(path)?),
+        InputFormat::Arrow => Box::new(ArrowFile::open(path)?),
+    })
+}
