@@ -105,7 +105,9 @@ impl Const {
     }
 
     /// Reads the JSON form of a value of `ty`, strictly: decimals must be
-    /// strings, records must have exactly their fields.
+    /// strings, records must have exactly their fields. The inverse of
+    /// [`Const::to_json`]: every constant reads back exactly (floats are
+    /// read as the nearest f64: serde_json's `float_roundtrip`).
     pub fn from_json(types: &TypeTable, ty: TypeId, json: &Json) -> Result<Const, String> {
         let kind = types.get(ty).ok_or_else(|| format!("unknown type #{}", ty.0))?;
         let mismatch = || format!("expected {}, got {}", types.display(ty), json_summary(json));
@@ -115,7 +117,12 @@ impl Const {
             (TypeKind::Bool, Json::Bool(b)) => Ok(Const::Bool(*b)),
             (TypeKind::Int, Json::Number(n)) => n.as_i64().map(Const::Int).ok_or_else(mismatch),
             (TypeKind::Float, Json::Number(n)) => n.as_f64().map(Const::Float).ok_or_else(mismatch),
-            (TypeKind::Decimal, Json::String(s)) => parse_decimal(s).map(Const::Decimal),
+            (TypeKind::Decimal, Json::String(s)) => parse_decimal(s).map(|mut d| {
+                // A negative zero (a folded `-0.00`) is written `-0.00`: read
+                // it back with its sign, so the constant round-trips exactly.
+                d.set_sign_negative(s.starts_with('-'));
+                Const::Decimal(d)
+            }),
             (TypeKind::String, Json::String(s)) => Ok(Const::String(s.clone())),
             (TypeKind::Enum(values), Json::String(s)) => {
                 if values.contains(s) {
@@ -231,5 +238,19 @@ impl fmt::Display for Const {
                 f.write_str(close)
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_negative_zero_constant_reads_back_with_its_sign() {
+        let types = TypeTable::new();
+        let zero = -Decimal::new(0, 2);
+        let json = Const::Decimal(zero).to_json(&types, TypeTable::DECIMAL);
+        let Ok(Const::Decimal(back)) = Const::from_json(&types, TypeTable::DECIMAL, &json) else { panic!() };
+        assert!(back.is_sign_negative() && back.to_string() == "-0.00");
     }
 }
