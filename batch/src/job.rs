@@ -25,7 +25,7 @@ use crate::output::Output;
 use crate::output::arrow::{ArrowRows, result_schema};
 use crate::output::ndjson::NdjsonRows;
 use crate::source::Chunk;
-use crate::source::ndjson::TOO_LONG;
+use crate::source::ndjson::{MAX_LINE, TOO_LONG};
 
 /// What a job is asked to do.
 #[derive(Clone, Debug)]
@@ -125,16 +125,14 @@ impl Job {
         let lines: Vec<&[u8]> =
             bytes.split(|b| *b == b'\n').filter(|l| l.iter().any(|b| !b.is_ascii_whitespace())).collect();
         let mut records = Records::new(&self.contract, lines.len());
+        let too_long = || InvalidInput::one("", format!("the record is longer than {} MiB", MAX_LINE >> 20));
         for (row, line) in lines.iter().enumerate() {
+            if *line == TOO_LONG || line.len() > MAX_LINE {
+                records.set_problem(row, too_long());
+                continue;
+            }
             match std::str::from_utf8(line) {
                 Ok(text) => records.parse_row(&self.contract, row, text.trim_end()),
-                Err(_) if *line == TOO_LONG => records.set_problem(
-                    row,
-                    InvalidInput::one(
-                        "",
-                        format!("the record is longer than {} MiB", crate::source::ndjson::MAX_LINE >> 20),
-                    ),
-                ),
                 Err(e) => {
                     records.set_problem(row, InvalidInput::one("", format!("the record is not UTF-8: {e}")))
                 }

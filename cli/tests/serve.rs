@@ -2,21 +2,12 @@
 //! rules that do not compile; it answers what `rulec eval` prints, byte for
 //! byte; it logs one JSON line per request; and SIGTERM drains and exits 0.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::Duration;
+mod support;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("the workspace").to_path_buf()
-}
+use std::io::Read;
+use std::process::Command;
 
-fn rulec() -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_rulec"));
-    command.current_dir(root()).env_remove("RULEC_TOKEN").env_remove("RUST_LOG");
-    command
-}
+use support::{post, root, rulec};
 
 /// Runs `rulec` to the end: exit code and stderr.
 fn finished(args: &[&str]) -> (i32, String) {
@@ -44,48 +35,8 @@ fn rules_that_do_not_compile_stop_the_start_with_their_diagnostics() {
     assert!(stderr.contains("bad.yaml:4:"), "the diagnostic names the place: {stderr}");
 }
 
-/// A server process, the address it logged, the log up to that line,
-/// and the rest of its log.
-struct Served {
-    child: Child,
-    addr: String,
-    started: String,
-    log: BufReader<std::process::ChildStderr>,
-}
-
-fn serve() -> Served {
-    let mut child = rulec()
-        .args(["serve", "--rules", "examples/contracts/", "--addr", "127.0.0.1:0", "--engine", "jit"])
-        .env("RULEC_TOKEN", "t0ken")
-        .stderr(Stdio::piped())
-        .stdout(Stdio::null())
-        .spawn()
-        .expect("rulec serve starts");
-    let mut log = BufReader::new(child.stderr.take().expect("stderr"));
-    let mut started = String::new();
-    let addr = loop {
-        let mut line = String::new();
-        assert!(log.read_line(&mut line).expect("a log line") > 0, "the server exited before serving");
-        started.push_str(&line);
-        let event: serde_json::Value = serde_json::from_str(&line).unwrap_or_default();
-        if event["message"] == "serving" {
-            break event["addr"].as_str().expect("the address").to_string();
-        }
-    };
-    Served { child, addr, started, log }
-}
-
-fn post(addr: &str, body: &str) -> String {
-    let mut stream = TcpStream::connect(addr).expect("connected");
-    stream.set_read_timeout(Some(Duration::from_secs(30))).expect("a timeout");
-    let request = format!(
-        "POST /evaluations HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer t0ken\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    );
-    stream.write_all(request.as_bytes()).expect("sent");
-    let mut response = String::new();
-    stream.read_to_string(&mut response).expect("read");
-    response.split_once("\r\n\r\n").map(|(_, body)| body.to_string()).unwrap_or_default()
+fn serve() -> support::Served {
+    support::serve("examples/contracts/")
 }
 
 #[test]

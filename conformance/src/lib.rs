@@ -72,13 +72,20 @@ impl CaseRun {
     }
 }
 
-/// Compiles a case's contract and loads it into `engine`.
+/// Compiles a case's contract, writes its bundle and loads the bundle's
+/// bytes into `engine`, as `rulec eval x.bundle.json` does: so every case
+/// also checks that its bundle round-trips (same bytes written again).
 pub fn load(case: &Path, engine: &Engine) -> Result<Arc<Contract>, String> {
     let path = case.join("contract.yaml");
     let source = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
     let compiled = frontend::compile_file(&path.display().to_string(), &source);
     let bundle = compiled.bundle.ok_or_else(|| compiled.diagnostics.render(false))?;
-    engine.load(bundle).map_err(|e| e.to_string())
+    let bytes = bundle.to_json();
+    let loaded = ir::Bundle::from_json(&bytes).map_err(|e| format!("{}: its bundle: {e}", path.display()))?;
+    if loaded.to_json() != bytes {
+        return Err(format!("{}: its bundle is not the same after a round trip", path.display()));
+    }
+    engine.load(loaded).map_err(|e| e.to_string())
 }
 
 /// Runs one case on the engine called `engine_name`.

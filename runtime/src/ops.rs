@@ -7,7 +7,6 @@
 //! table, so the two cannot drift. None of them panics.
 
 use std::cmp::Ordering;
-use std::str::FromStr;
 
 use rust_decimal::Decimal;
 
@@ -175,8 +174,7 @@ pub fn decimal_from_int(a: i64) -> Decimal {
 /// The decimal a float's shortest form spells: `decimal(0.1)` is `0.1`.
 pub fn decimal_from_float(a: f64) -> EvalResult<Decimal> {
     let text = format!("{a:?}");
-    Decimal::from_str(&text)
-        .or_else(|_| Decimal::from_scientific(&text))
+    ir::value::parse_decimal_number(&text)
         .map_err(|_| EvalError::Conversion(format!("{text} does not fit a decimal")))
 }
 
@@ -297,6 +295,8 @@ pub fn l2(a: &[f64], b: &[f64]) -> EvalResult<f64> {
 
 #[cfg(test)]
 mod tests {
+    use std::str::FromStr;
+
     use super::*;
 
     fn d(text: &str) -> Decimal {

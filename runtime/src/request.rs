@@ -4,9 +4,11 @@
 //!
 //! Every problem is reported with its path (`input.source.kyc_level:
 //! expected int, got "2"`), not just the first. Unknown fields are
-//! ignored. Decimals are read from the JSON text, whether a number or a
-//! string, never through `f64`. Strings without escapes are borrowed from
-//! the request bytes, so a typical request costs one allocation.
+//! ignored. Numbers are read from their JSON text: decimals exactly,
+//! whether a string, a number or a number with an exponent, never through
+//! `f64`; ints from their digits; floats as the nearest `f64`. Strings
+//! without escapes are borrowed from the request bytes, so a typical
+//! request costs one allocation.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -210,50 +212,89 @@ impl<'de: 'r, 'r> DeserializeSeed<'de> for Seed<'_, '_, 'r> {
             TypeKind::Optional(inner) => (*inner, true),
             _ => (self.ty, false),
         };
-        if *types.kind(ty) == TypeKind::Decimal {
+        let kind = types.kind(ty);
+        if matches!(kind, TypeKind::Decimal | TypeKind::Int | TypeKind::Float) {
             let raw = <&'de RawValue>::deserialize(deserializer)?;
-            decimal(self.reader, raw.get(), optional, &mut self.out[0]);
+            number(self.reader, kind, raw.get(), optional, &mut self.out[0]);
             return Ok(());
         }
         deserializer.deserialize_any(ValueVisitor { reader: self.reader, ty, optional, out: self.out })
     }
 }
 
-/// Reads a decimal from its raw JSON text: a number or a string.
-fn decimal(reader: &mut Reader<'_, '_>, raw: &str, optional: bool, out: &mut Slot) {
-    let parsed = if let Some(quoted) = raw.strip_prefix('"') {
-        let text: Cow<'_, str> = if raw.contains('\\') {
-            serde_json::from_str::<String>(raw).map(Cow::Owned).unwrap_or(Cow::Borrowed(""))
-        } else {
-            Cow::Borrowed(quoted.strip_suffix('"').unwrap_or(quoted))
-        };
-        ir::value::parse_decimal(&text).map_err(|e| {
-            if e.contains("fit") { e } else { format!("expected decimal, got {}", quote(&text)) }
-        })
-    } else if raw == "null" {
-        if optional {
-            *out = Slot::ABSENT;
-            return;
-        }
-        Err("expected decimal, got null".to_string())
-    } else if raw.starts_with(|c: char| c == '-' || c.is_ascii_digit()) {
-        number_decimal(raw)
-    } else {
-        Err(format!("expected decimal, got {}", describe_raw(raw)))
+/// Reads a decimal, an int or a float from its raw JSON text, so that a
+/// number means what its text says (never a trip through `f64` for
+/// decimals and ints) and a refusal shows the text as sent.
+fn number(reader: &mut Reader<'_, '_>, kind: &TypeKind, raw: &str, optional: bool, out: &mut Slot) {
+    if raw == "null" && optional {
+        *out = Slot::ABSENT;
+        return;
+    }
+    let parsed = match kind {
+        TypeKind::Decimal => decimal(raw).map(Slot::decimal),
+        TypeKind::Int => int(raw).map(Slot::int),
+        _ => float(raw).map(Slot::float),
     };
     match parsed {
-        Ok(value) => *out = Slot::decimal(value),
+        Ok(slot) => *out = slot,
         Err(message) => reader.problem(message),
     }
 }
 
-/// A JSON number's text as an exact decimal.
-fn number_decimal(text: &str) -> Result<rust_decimal::Decimal, String> {
-    if text.contains(['e', 'E']) {
-        rust_decimal::Decimal::from_scientific(text)
-            .map_err(|_| format!("{} does not fit a decimal exactly", short(text)))
+/// Whether raw JSON text is a number (JSON numbers start with `-` or a
+/// digit; the text is valid JSON).
+fn is_number(raw: &str) -> bool {
+    raw.starts_with(|c: char| c == '-' || c.is_ascii_digit())
+}
+
+/// A decimal from a JSON string or number, exactly (an exponent moves the
+/// point: `1.50e1` is `15.0`); what would need rounding is refused.
+fn decimal(raw: &str) -> Result<rust_decimal::Decimal, String> {
+    if raw.starts_with('"') {
+        let text = unquote(raw);
+        return ir::value::parse_decimal(&text).map_err(|e| {
+            if e.contains("fit") { e } else { format!("expected decimal, got {}", quote(&text)) }
+        });
+    }
+    if !is_number(raw) {
+        return Err(format!("expected decimal, got {}", describe_raw(raw)));
+    }
+    ir::value::parse_decimal_number(raw)
+}
+
+/// An int from a JSON number's digits (`-0` is 0); a fraction or an
+/// exponent is refused, even when the value is whole.
+fn int(raw: &str) -> Result<i64, String> {
+    if !is_number(raw) {
+        return Err(format!("expected int, got {}", describe_raw(raw)));
+    }
+    if raw.contains(['.', 'e', 'E']) {
+        return Err(format!(
+            "expected int, got {} (an int is written without a fraction or an exponent)",
+            short(raw)
+        ));
+    }
+    raw.parse().map_err(|_| format!("{} does not fit an int (64-bit)", short(raw)))
+}
+
+/// A float: the nearest `f64` to the number's text.
+fn float(raw: &str) -> Result<f64, String> {
+    if !is_number(raw) {
+        return Err(format!("expected float, got {}", describe_raw(raw)));
+    }
+    match raw.parse::<f64>() {
+        Ok(value) if value.is_finite() => Ok(value),
+        _ => Err(format!("{} is beyond the range of a float (64-bit)", short(raw))),
+    }
+}
+
+/// The text of a raw JSON string, escapes decoded.
+fn unquote(raw: &str) -> Cow<'_, str> {
+    if raw.contains('\\') {
+        serde_json::from_str::<String>(raw).map(Cow::Owned).unwrap_or(Cow::Borrowed(""))
     } else {
-        ir::value::parse_decimal(text)
+        let quoted = &raw[1..];
+        Cow::Borrowed(quoted.strip_suffix('"').unwrap_or(quoted))
     }
 }
 
@@ -261,6 +302,7 @@ fn describe_raw(raw: &str) -> String {
     match raw.as_bytes().first() {
         Some(b'[') => "a list".into(),
         Some(b'{') => "an object".into(),
+        Some(b'"') => quote(&unquote(raw)),
         _ => short(raw).into_owned(),
     }
 }
@@ -312,30 +354,20 @@ impl<'de: 'r, 'r> Visitor<'de> for ValueVisitor<'_, '_, 'r> {
         Ok(())
     }
 
+    // Ints, floats and decimals are read from their text by [`number`];
+    // a number reaching the visitor is for another type.
     fn visit_i64<E: de::Error>(self, value: i64) -> Result<(), E> {
-        match self.shape() {
-            Shape::Int => self.set(Slot::int(value)),
-            Shape::Float => self.set(Slot::float(value as f64)),
-            _ => self.mismatch(value.to_string()),
-        }
+        self.mismatch(value.to_string());
         Ok(())
     }
 
     fn visit_u64<E: de::Error>(self, value: u64) -> Result<(), E> {
-        match (self.shape(), i64::try_from(value)) {
-            (Shape::Int, Ok(v)) => self.set(Slot::int(v)),
-            (Shape::Int, Err(_)) => self.reader.problem(format!("{value} does not fit an int (64-bit)")),
-            (Shape::Float, _) => self.set(Slot::float(value as f64)),
-            _ => self.mismatch(value.to_string()),
-        }
+        self.mismatch(value.to_string());
         Ok(())
     }
 
     fn visit_f64<E: de::Error>(self, value: f64) -> Result<(), E> {
-        match self.shape() {
-            Shape::Float if value.is_finite() => self.set(Slot::float(value)),
-            _ => self.mismatch(format!("{value:?}")),
-        }
+        self.mismatch(format!("{value:?}"));
         Ok(())
     }
 

@@ -1,5 +1,6 @@
 //! Request validation never panics, whatever JSON (or non-JSON) arrives,
-//! and a valid request survives arbitrary extra fields.
+//! numbers of any length included, and a valid request survives
+//! arbitrary extra fields.
 
 use proptest::prelude::*;
 use serde_json::Value as Json;
@@ -76,6 +77,22 @@ proptest! {
         contract.evaluate_json(&text, &mut out);
         let is_error = String::from_utf8_lossy(&out).starts_with(r#"{"error""#);
         prop_assert!(is_error, "not an error line");
+    }
+
+    /// Any JSON number, in a decimal and an int field: a value or a
+    /// refusal, never a panic (exponents of any length included).
+    #[test]
+    fn arbitrary_numbers_never_panic(number in "-?(0|[1-9][0-9]{0,40})(\\.[0-9]{1,40})?([eE][+-]?[0-9]{1,25})?") {
+        let contract = contract();
+        let line = REQUESTS.lines().next().unwrap();
+        for field in ["\"amount\":", "\"kyc_level\":"] {
+            let at = line.find(field).expect("the field") + field.len();
+            let end = at + line[at..].find([',', '}']).expect("the value ends");
+            let text = format!("{}{number}{}", &line[..at], &line[end..]);
+            let mut out = Vec::new();
+            contract.evaluate_json(&text, &mut out);
+            prop_assert!(!out.is_empty());
+        }
     }
 
     #[test]

@@ -110,8 +110,9 @@ pub fn engine_with(choice: EngineChoice, timeout: Option<std::time::Duration>) -
     Engine::builder().jit(jit).native(std::sync::Arc::new(backend::Jit::new())).timeout(timeout).build()
 }
 
-/// Requests as lines: a file holding one JSON request (even pretty-printed)
-/// or NDJSON, or NDJSON streamed from stdin.
+/// Requests, one text each: a file holding one JSON request (even
+/// pretty-printed: its text is passed on as it is, so numbers keep their
+/// digits) or NDJSON, or NDJSON streamed from stdin.
 pub fn request_lines(
     file: Option<&PathBuf>,
 ) -> Result<Box<dyn Iterator<Item = std::io::Result<String>>>, Failure> {
@@ -119,16 +120,22 @@ pub fn request_lines(
         Some(path) => {
             let text = std::fs::read_to_string(path)
                 .map_err(|e| Failure::Usage(format!("cannot read {}: {e}", path.display())))?;
-            if let Ok(value) = serde_json::from_str::<serde_json::Value>(&text)
-                && value.is_object()
-            {
-                return Ok(Box::new(std::iter::once(Ok(value.to_string()))));
+            if let Some(request) = single_object(&text) {
+                return Ok(Box::new(std::iter::once(Ok(request.to_string()))));
             }
             let lines: Vec<std::io::Result<String>> = text.lines().map(|l| Ok(l.to_string())).collect();
             Ok(Box::new(lines.into_iter()))
         }
         None => Ok(Box::new(std::io::stdin().lock().lines())),
     }
+}
+
+/// The text of the one JSON object `text` holds, untouched (never through
+/// `serde_json::Value`, which would read numbers as `f64`); `None` when
+/// `text` is anything else, such as NDJSON.
+fn single_object(text: &str) -> Option<&str> {
+    let raw = serde_json::from_str::<&serde_json::value::RawValue>(text).ok()?;
+    Some(raw.get()).filter(|object| object.starts_with('{'))
 }
 
 fn evaluate_stream(loaded: &Loaded, lines: Box<dyn Iterator<Item = std::io::Result<String>>>) -> Outcome {

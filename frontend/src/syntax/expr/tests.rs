@@ -48,7 +48,7 @@ fn errors_say_what_was_expected() {
         ("99999999999999999999", "E0302: \"99999999999999999999\" does not fit an int (64-bit) at 0..20"),
         (
             "0.12345678901234567890123456789",
-            "E0302: \"0.12345678901234567890123456789\" does not fit a decimal exactly (at most 28 significant digits) at 0..31",
+            "E0302: \"0.12345678901234567890123456789\" does not fit a decimal exactly (at most 28 places, and at most 79228162514264337593543950335 without the point) at 0..31",
         ),
         ("'abc", "E0300: unterminated string at 0..1"),
         ("'\\q'", "E0302: unknown escape `\\q` in a string at 1..3"),

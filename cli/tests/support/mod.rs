@@ -1,0 +1,81 @@
+//! Helpers shared by the tests that run `rulec` as a process: the binary
+//! started in the workspace root, and `rulec serve` started on a loopback
+//! port, with a POST helper.
+
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+/// The token the served test servers require.
+pub const TOKEN: &str = "t0ken";
+
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("the workspace").to_path_buf()
+}
+
+/// `rulec`, run in the workspace root, without a token in its environment.
+pub fn rulec() -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_rulec"));
+    command.current_dir(root()).env_remove("RULEC_TOKEN").env_remove("RUST_LOG");
+    command
+}
+
+/// A server process, the address it logged, the log up to that line,
+/// and the rest of its log.
+pub struct Served {
+    pub child: Child,
+    pub addr: String,
+    pub started: String,
+    pub log: BufReader<std::process::ChildStderr>,
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        if matches!(self.child.try_wait(), Ok(None)) {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// `rulec serve --rules RULES` on a free loopback port, with the JIT and
+/// [`TOKEN`]; returns once it logs that it is serving.
+pub fn serve(rules: &str) -> Served {
+    let mut child = rulec()
+        .args(["serve", "--rules", rules, "--addr", "127.0.0.1:0", "--engine", "jit"])
+        .env("RULEC_TOKEN", TOKEN)
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("rulec serve starts");
+    let mut log = BufReader::new(child.stderr.take().expect("stderr"));
+    let mut started = String::new();
+    let addr = loop {
+        let mut line = String::new();
+        assert!(log.read_line(&mut line).expect("a log line") > 0, "the server exited before serving");
+        started.push_str(&line);
+        let event: serde_json::Value = serde_json::from_str(&line).unwrap_or_default();
+        if event["message"] == "serving" {
+            break event["addr"].as_str().expect("the address").to_string();
+        }
+    };
+    Served { child, addr, started, log }
+}
+
+/// POSTs `body` to `/evaluations`; returns the response body.
+pub fn post(addr: &str, body: &str) -> String {
+    let mut stream = TcpStream::connect(addr).expect("connected");
+    stream.set_read_timeout(Some(Duration::from_secs(30))).expect("a timeout");
+    let request = format!(
+        "POST /evaluations HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer {TOKEN}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).expect("sent");
+    let mut response = String::new();
+    stream.read_to_string(&mut response).expect("read");
+    response.split_once("\r\n\r\n").map(|(_, body)| body.to_string()).unwrap_or_default()
+}
