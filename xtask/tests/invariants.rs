@@ -76,6 +76,73 @@ fn crate_dependency_rules_hold() {
     forbidden("ir", &renders, "only the frontend produces user diagnostics");
     forbidden("runtime", &renders, "only the frontend produces user diagnostics");
     forbidden("backend", &renders, "only the frontend produces user diagnostics");
+    let front_ends = |d: &str| d == "cli" || d == "server";
+    forbidden("batch", &front_ends, "library crates never depend on the command line or the server");
+    forbidden("runtime", &front_ends, "library crates never depend on the command line or the server");
+}
+
+/// The major dependencies the lockfile may hold in one version only: two
+/// arrows (or two tokios) would mean two incompatible type universes and
+/// twice the build.
+const SINGLE_VERSION: &[&str] = &[
+    "arrow-array",
+    "arrow-buffer",
+    "arrow-data",
+    "arrow-ipc",
+    "arrow-schema",
+    "arrow-select",
+    "parquet",
+    "datafusion",
+    "tokio",
+    "hyper",
+    "serde_json",
+    "cranelift-codegen",
+    "rust_decimal",
+    "prost",
+];
+
+#[test]
+fn the_lockfile_holds_one_version_of_each_major_dependency() {
+    let lock = std::fs::read_to_string(workspace_root().join("Cargo.lock")).expect("Cargo.lock");
+    let mut versions: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    let mut name = None;
+    for line in lock.lines() {
+        if let Some(n) = line.strip_prefix("name = \"").and_then(|n| n.strip_suffix('"')) {
+            name = Some(n);
+        } else if let (Some(n), Some(v)) =
+            (name, line.strip_prefix("version = \"").and_then(|v| v.strip_suffix('"')))
+        {
+            versions.entry(n).or_default().insert(v);
+            name = None;
+        }
+    }
+    let doubled: Vec<String> = SINGLE_VERSION
+        .iter()
+        .filter_map(|n| versions.get(n).filter(|v| v.len() > 1).map(|v| format!("{n} {v:?}")))
+        .collect();
+    assert!(doubled.is_empty(), "several versions in Cargo.lock: {doubled:?}");
+}
+
+#[test]
+fn the_codemap_names_every_crate() {
+    let root = workspace_root();
+    let manifest = std::fs::read_to_string(root.join("Cargo.toml")).expect("Cargo.toml");
+    let members: Vec<&str> = manifest
+        .split("members = [")
+        .nth(1)
+        .and_then(|rest| rest.split(']').next())
+        .expect("a members list")
+        .split(',')
+        .map(|m| m.trim().trim_matches('"'))
+        .filter(|m| !m.is_empty())
+        .collect();
+    let architecture = std::fs::read_to_string(root.join("ARCHITECTURE.md")).expect("ARCHITECTURE.md");
+    let missing: Vec<&&str> =
+        members.iter().filter(|m| !architecture.contains(&format!("**`{m}/`**"))).collect();
+    assert!(
+        !members.is_empty() && missing.is_empty(),
+        "crates missing from ARCHITECTURE.md's codemap: {missing:?}"
+    );
 }
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
