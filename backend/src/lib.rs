@@ -3,7 +3,8 @@
 //!
 //! [`Jit`] implements the runtime's [`NativeCompiler`]: one `JITModule` per
 //! contract, holding one function per let, one per rule and an entry point
-//! ([`translate`]); the state area is planned in [`plan`]. The module is
+//! ([`translate`]), and a batch entry that runs the entry point over a
+//! window of records ([`batch`]); the state area is planned in [`plan`]. The module is
 //! freed when the contract is dropped. [`inspect`] shows the Cranelift IR
 //! and the disassembly for any supported target, for `rulec inspect`.
 //!
@@ -12,6 +13,7 @@
 //! a panic unwind into it. Codegen itself runs under `catch_unwind` in the
 //! runtime, so a Cranelift panic leaves the contract interpreted.
 
+pub mod batch;
 pub mod inspect;
 pub mod plan;
 pub mod translate;
@@ -26,7 +28,7 @@ use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::FunctionBuilderContext;
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{FuncId, Linkage, Module, default_libcall_names};
-use runtime::native::{NativeCompiler, NativeFn, NativeProgram};
+use runtime::native::{NativeBatchFn, NativeCompiler, NativeFn, NativeProgram};
 use runtime::program::Program;
 
 use crate::plan::Plan;
@@ -183,13 +185,19 @@ impl NativeCompiler for Jit {
         let mut module = JITModule::new(JITBuilder::with_isa(isa, default_libcall_names()));
         let plan = Plan::new(program);
         let declared = define_all(&mut module, program, &plan)?;
+        let batch = batch::define(&mut module, program, declared.entry, plan.words)?;
         module.finalize_definitions().map_err(|e| format!("cannot finalize: {e}"))?;
         let address = module.get_finalized_function(declared.entry);
         // SAFETY: `entry` was defined with the signature `NativeFn` has:
         // one pointer argument, an i32 result, the platform's C convention.
         let entry: NativeFn = unsafe { std::mem::transmute::<*const u8, NativeFn>(address) };
+        let address = module.get_finalized_function(batch);
+        // SAFETY: `batch` was defined with `batch::batch_signature`: five
+        // word arguments and an i32 result, as `NativeBatchFn` has.
+        let batch: NativeBatchFn = unsafe { std::mem::transmute::<*const u8, NativeBatchFn>(address) };
         Ok(NativeProgram {
             entry,
+            batch: Some(batch),
             state_words: plan.words,
             layout: plan.layout,
             addresses: plan.addresses.words,

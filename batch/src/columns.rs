@@ -47,6 +47,9 @@ struct FieldPlan {
     /// The field's first slot within its record.
     offset: usize,
     optional: bool,
+    /// Whether the contract reads the field: a field it never reads is
+    /// validated, not laid out.
+    used: bool,
     read: Read,
 }
 
@@ -74,36 +77,47 @@ impl ColumnPlan {
         let program = contract.program();
         let types = &contract.ir().types;
         let input = contract.ir().input;
-        let fields = record_plan(program, types, input, schema.fields(), "")?;
+        let fields = record_plan(program, types, input, schema.fields(), "", Some(0))?;
         Ok(ColumnPlan { fields })
     }
 
-    /// Reads `batch` into `records` (one row per record); rows whose
+    /// Reads rows `first .. first + count` of `batch` into rows `0 ..
+    /// count` of `records`; rows whose
     /// values would be invalid are validated from their JSON form instead,
     /// which gives them their problem.
-    pub fn fill<'r>(&self, contract: &Contract, batch: &'r RecordBatch, records: &mut Records<'r>) {
-        let mut bad = vec![false; batch.num_rows()];
+    pub fn fill<'r>(
+        &self,
+        contract: &Contract,
+        batch: &'r RecordBatch,
+        first: usize,
+        count: usize,
+        records: &mut Records<'r>,
+    ) {
+        let mut bad = vec![false; count];
         {
             let mut cells = records.cells();
-            let rows = Rows { first: 0, count: batch.num_rows() };
+            let rows = Rows { first, count };
             for field in &self.fields {
-                fill(field, batch.column(field.column), rows, 0, 0, &mut cells, &mut bad);
+                fill(field, batch.column(field.column), rows, 0, 0, &mut cells, &mut bad, true);
             }
         }
-        for (row, _) in bad.iter().enumerate().filter(|(_, bad)| **bad) {
-            let text = crate::json_rows::record_json(batch.schema_ref().fields(), batch.columns(), row);
-            records.set_problem(row, crate::json_rows::problem(contract, &text));
+        for (k, _) in bad.iter().enumerate().filter(|(_, bad)| **bad) {
+            let text = crate::json_rows::record_json(batch.schema_ref().fields(), batch.columns(), first + k);
+            records.set_problem(k, crate::json_rows::problem(contract, &text));
         }
     }
 }
 
 /// The plans of a record type's fields, from the columns `columns`.
+/// `base` is the record's first input slot, `None` inside list elements
+/// (which are laid out whenever their list is).
 fn record_plan(
     program: &runtime::program::Program,
     types: &TypeTable,
     ty: TypeId,
     columns: &Fields,
     path: &str,
+    base: Option<usize>,
 ) -> Result<Vec<FieldPlan>, String> {
     let fields = types.record_fields(ty).unwrap_or(&[]);
     let mut plans = Vec::with_capacity(fields.len());
@@ -123,8 +137,10 @@ fn record_plan(
             ));
         };
         let offset = program.layouts.field_offset(ty, index as u32);
-        let read = read_plan(program, types, inner, &columns[column], &name)?;
-        plans.push(FieldPlan { column, offset, optional, read });
+        let at = base.map(|base| base + offset);
+        let used = at.is_none_or(|at| program.reads_input(at, program.layouts.width(field.ty)));
+        let read = read_plan(program, types, inner, &columns[column], &name, at)?;
+        plans.push(FieldPlan { column, offset, optional, used, read });
     }
     Ok(plans)
 }
@@ -136,6 +152,7 @@ fn read_plan(
     ty: TypeId,
     field: &Field,
     path: &str,
+    at: Option<usize>,
 ) -> Result<Read, String> {
     let data = field.data_type();
     let mismatch = || {
@@ -178,12 +195,15 @@ fn read_plan(
                 TypeKind::Optional(inner) => (*inner, true),
                 _ => (*element, false),
             };
-            let read = read_plan(program, types, inner, child, &format!("{path}[]"))?;
+            let read = read_plan(program, types, inner, child, &format!("{path}[]"), None)?;
             let stride = program.layouts.width(*element);
-            Read::List { element: Box::new(FieldPlan { column: 0, offset: 0, optional, read }), stride }
+            Read::List {
+                element: Box::new(FieldPlan { column: 0, offset: 0, optional, used: true, read }),
+                stride,
+            }
         }
         TypeKind::Record(_) => match data {
-            DataType::Struct(children) => Read::Record(record_plan(program, types, ty, children, path)?),
+            DataType::Struct(children) => Read::Record(record_plan(program, types, ty, children, path, at)?),
             _ => return Err(mismatch()),
         },
         _ => return Err(mismatch()),
@@ -214,6 +234,7 @@ struct Rows {
 /// from rows `rows.first + k` of `array`, for every `k`; sets `bad[k]`
 /// when that value makes its record invalid. Each kind of column is read
 /// in its own loop, its array cast once.
+#[allow(clippy::too_many_arguments)]
 fn fill<'r>(
     field: &FieldPlan,
     array: &'r ArrayRef,
@@ -222,38 +243,45 @@ fn fill<'r>(
     base: usize,
     cells: &mut Cells<'_, 'r>,
     bad: &mut [bool],
+    on: bool,
 ) {
     let at = base + field.offset;
-    let each = |bad: &mut [bool], value: &mut dyn FnMut(usize, usize) -> bool| {
-        each_row(array, rows, field.optional, bad, value)
-    };
+    let optional = field.optional;
+    let on = on && field.used;
     match (&field.read, array.data_type()) {
         (Read::Bool, DataType::Boolean) => {
             let a = array.as_boolean();
-            each(bad, &mut |k, row| {
-                cells.set_bool(item0 + k, at, a.value(row));
+            each_row(array, rows, optional, bad, |k, row| {
+                if on {
+                    cells.set_bool(item0 + k, at, a.value(row));
+                }
                 true
             });
         }
         (Read::Int, DataType::Int64) => {
             let a = array.as_primitive::<Int64Type>();
-            each(bad, &mut |k, row| {
-                cells.set_int(item0 + k, at, a.value(row));
+            each_row(array, rows, optional, bad, |k, row| {
+                if on {
+                    cells.set_int(item0 + k, at, a.value(row));
+                }
                 true
             });
         }
-        (Read::Int, _) => each(bad, &mut |k, row| match int_value(array, row) {
+        (Read::Int, _) => each_row(array, rows, optional, bad, |k, row| match int_value(array, row) {
             Some(v) => {
-                cells.set_int(item0 + k, at, v);
+                if on {
+                    cells.set_int(item0 + k, at, v);
+                }
                 true
             }
             None => false,
         }),
         (Read::Float, _) => {
-            let optional = field.optional;
-            each(bad, &mut |k, row| match float_value(array, row) {
+            each_row(array, rows, optional, bad, |k, row| match float_value(array, row) {
                 Some(v) if v.is_finite() => {
-                    cells.set_float(item0 + k, at, v);
+                    if on {
+                        cells.set_float(item0 + k, at, v);
+                    }
                     true
                 }
                 // Not a number, infinities: JSON has no such value, so
@@ -264,29 +292,36 @@ fn fill<'r>(
         }
         (Read::Decimal, DataType::Decimal128(_, scale)) => {
             let (a, scale) = (array.as_primitive::<Decimal128Type>(), *scale);
-            each(bad, &mut |k, row| match scaled(a.value(row), scale) {
+            each_row(array, rows, optional, bad, |k, row| match scaled(a.value(row), scale) {
                 Some(v) => {
-                    cells.set_decimal(item0 + k, at, v);
+                    if on {
+                        cells.set_decimal(item0 + k, at, v);
+                    }
                     true
                 }
                 None => false,
             });
         }
-        (Read::Decimal, _) => each(bad, &mut |k, row| match decimal_value(array, row) {
-            Some(v) => {
-                cells.set_decimal(item0 + k, at, v);
-                true
-            }
-            None => false,
-        }),
+        (Read::Decimal, _) => {
+            each_row(array, rows, optional, bad, |k, row| match decimal_value(array, row) {
+                Some(v) => {
+                    if on {
+                        cells.set_decimal(item0 + k, at, v);
+                    }
+                    true
+                }
+                None => false,
+            })
+        }
         (Read::Str(values), _) => {
-            fill_strings(values.as_deref(), array, rows, item0, at, field.optional, cells, bad)
+            fill_strings(values.as_deref(), array, rows, item0, at, field.optional, cells, bad, on)
         }
         (Read::Timestamp, _) => {
-            let optional = field.optional;
-            each(bad, &mut |k, row| match timestamp_value(array, row) {
+            each_row(array, rows, optional, bad, |k, row| match timestamp_value(array, row) {
                 Some(Some(nanos)) => {
-                    cells.set_timestamp(item0 + k, at, nanos);
+                    if on {
+                        cells.set_timestamp(item0 + k, at, nanos);
+                    }
                     true
                 }
                 // Out of the nanosecond range: written as null in JSON.
@@ -294,28 +329,34 @@ fn fill<'r>(
                 None => false,
             })
         }
-        (Read::Duration, _) => each(bad, &mut |k, row| match duration_value(array, row) {
-            Some(nanos) => {
-                cells.set_duration(item0 + k, at, nanos);
-                true
-            }
-            None => false,
-        }),
+        (Read::Duration, _) => {
+            each_row(array, rows, optional, bad, |k, row| match duration_value(array, row) {
+                Some(nanos) => {
+                    if on {
+                        cells.set_duration(item0 + k, at, nanos);
+                    }
+                    true
+                }
+                None => false,
+            })
+        }
         (Read::List { element, stride }, _) => {
             let stride = *stride;
-            each(bad, &mut |k, row| fill_list(element, stride, array, row, item0 + k, at, cells))
+            each_row(array, rows, optional, bad, |k, row| {
+                fill_list(element, stride, array, row, item0 + k, at, cells, on)
+            })
         }
         (Read::Record(fields), DataType::Struct(_)) => {
             // A null record makes its row invalid (records are never
             // optional); its fields are read with the rest and ignored.
-            each(bad, &mut |_, _| true);
+            each_row(array, rows, optional, bad, |_, _| true);
             let record = array.as_struct();
             for child in fields {
-                fill(child, record.column(child.column), rows, item0, at, cells, bad);
+                fill(child, record.column(child.column), rows, item0, at, cells, bad, on);
             }
         }
         // A `Null` column: every row is null.
-        _ => each(bad, &mut |_, _| false),
+        _ => each_row(array, rows, optional, bad, |_, _| false),
     }
 }
 
@@ -326,7 +367,7 @@ fn each_row(
     rows: Rows,
     optional: bool,
     bad: &mut [bool],
-    value: &mut dyn FnMut(usize, usize) -> bool,
+    mut value: impl FnMut(usize, usize) -> bool,
 ) {
     let nulls = array.logical_nulls();
     for (k, bad) in bad.iter_mut().enumerate().take(rows.count) {
@@ -353,11 +394,14 @@ fn fill_strings<'r>(
     optional: bool,
     cells: &mut Cells<'_, 'r>,
     bad: &mut [bool],
+    on: bool,
 ) {
     let allowed = |text: &str| values.is_none_or(|v| v.iter().any(|v| v == text));
     let mut put = |k: usize, text: &'r str| {
         if allowed(text) {
-            cells.set_str(item0 + k, at, text);
+            if on {
+                cells.set_str(item0 + k, at, text);
+            }
             true
         } else {
             false
@@ -366,19 +410,19 @@ fn fill_strings<'r>(
     match array.data_type() {
         DataType::Utf8 => {
             let a = array.as_string::<i32>();
-            each_row(array, rows, optional, bad, &mut |k, row| put(k, a.value(row)));
+            each_row(array, rows, optional, bad, |k, row| put(k, a.value(row)));
         }
         DataType::LargeUtf8 => {
             let a = array.as_string::<i64>();
-            each_row(array, rows, optional, bad, &mut |k, row| put(k, a.value(row)));
+            each_row(array, rows, optional, bad, |k, row| put(k, a.value(row)));
         }
         DataType::Utf8View => {
             let a = array.as_string_view();
-            each_row(array, rows, optional, bad, &mut |k, row| put(k, a.value(row)));
+            each_row(array, rows, optional, bad, |k, row| put(k, a.value(row)));
         }
         DataType::Dictionary(..) => {
             let Some(dictionary) = array.as_any_dictionary_opt() else {
-                each_row(array, rows, optional, bad, &mut |_, _| false);
+                each_row(array, rows, optional, bad, |_, _| false);
                 return;
             };
             let keys = dictionary.normalized_keys();
@@ -399,12 +443,13 @@ fn fill_strings<'r>(
                 },
             );
         }
-        _ => each_row(array, rows, optional, bad, &mut |_, _| false),
+        _ => each_row(array, rows, optional, bad, |_, _| false),
     }
 }
 
 /// Fills a list value: its elements' slots in the store, then the list
 /// slot. `false` when an element would make the record invalid.
+#[allow(clippy::too_many_arguments)]
 fn fill_list<'r>(
     element: &FieldPlan,
     stride: usize,
@@ -413,6 +458,7 @@ fn fill_list<'r>(
     item: usize,
     at: usize,
     cells: &mut Cells<'_, 'r>,
+    on: bool,
 ) -> bool {
     let (values, start, len) = match array.data_type() {
         DataType::List(_) => list_range(array.as_list::<i32>(), row),
@@ -425,9 +471,14 @@ fn fill_list<'r>(
         _ => return false,
     };
     let mut bad = vec![false; len];
-    cells.set_list(item, at, len, stride, |elements| {
-        fill(element, values, Rows { first: start, count: len }, 0, 0, elements, &mut bad);
-    });
+    let elements = Rows { first: start, count: len };
+    if on {
+        cells.set_list(item, at, len, stride, |cells| {
+            fill(element, values, elements, 0, 0, cells, &mut bad, true)
+        });
+    } else {
+        fill(element, values, elements, 0, 0, cells, &mut bad, false);
+    }
     !bad.contains(&true)
 }
 

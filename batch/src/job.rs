@@ -14,8 +14,8 @@ use arrow_array::{ArrayRef, RecordBatch, StringArray};
 use arrow_schema::{DataType, Field, SchemaRef};
 use runtime::interp::Context;
 use runtime::records::Records;
-use runtime::result::Parts;
-use runtime::{Contract, EvaluateError, InvalidInput};
+use runtime::result::{Parts, RowSink};
+use runtime::{Contract, InvalidInput};
 use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, Visitor};
 use serde_json::value::RawValue;
 
@@ -23,7 +23,7 @@ use crate::columns::ColumnPlan;
 use crate::format::OutputFormat;
 use crate::output::Output;
 use crate::output::arrow::{ArrowRows, result_schema};
-use crate::output::ndjson::NdjsonRows;
+use crate::output::ndjson::{KeptFields, NdjsonRows};
 use crate::source::Chunk;
 use crate::source::ndjson::{MAX_LINE, TOO_LONG};
 
@@ -121,23 +121,23 @@ impl Job {
         }
     }
 
-    fn lines(&self, bytes: &[u8]) -> Result<Evaluated, String> {
+    fn lines<'b>(&self, bytes: &'b [u8]) -> Result<Evaluated, String> {
         let lines: Vec<&[u8]> =
             bytes.split(|b| *b == b'\n').filter(|l| l.iter().any(|b| !b.is_ascii_whitespace())).collect();
-        let mut records = Records::new(&self.contract, lines.len());
         let too_long = || InvalidInput::one("", format!("the record is longer than {} MiB", MAX_LINE >> 20));
-        for (row, line) in lines.iter().enumerate() {
-            if *line == TOO_LONG || line.len() > MAX_LINE {
-                records.set_problem(row, too_long());
-                continue;
-            }
-            match std::str::from_utf8(line) {
-                Ok(text) => records.parse_row(&self.contract, row, text.trim_end()),
-                Err(e) => {
-                    records.set_problem(row, InvalidInput::one("", format!("the record is not UTF-8: {e}")))
+        let read = |records: &mut Records<'b>, start: usize, len: usize| {
+            for (row, line) in lines[start..start + len].iter().enumerate() {
+                if *line == TOO_LONG || line.len() > MAX_LINE {
+                    records.set_problem(row, too_long());
+                    continue;
+                }
+                match std::str::from_utf8(line) {
+                    Ok(text) => records.parse_row(&self.contract, row, text.trim_end()),
+                    Err(e) => records
+                        .set_problem(row, InvalidInput::one("", format!("the record is not UTF-8: {e}"))),
                 }
             }
-        }
+        };
         let kept: Vec<Vec<Option<&str>>> = if self.keep.is_empty() {
             Vec::new()
         } else {
@@ -161,16 +161,14 @@ impl Job {
                 })
                 .collect()
         };
-        self.rows(&records, kept_pairs, kept_columns)
+        self.rows(lines.len(), read, kept_pairs, kept_columns)
     }
 
-    fn batch(&self, batch: &RecordBatch) -> Result<Evaluated, String> {
+    fn batch<'b>(&self, batch: &'b RecordBatch) -> Result<Evaluated, String> {
         let plan = self.plan.as_ref().ok_or("internal: Arrow records without a column plan")?;
-        let mut records = Records::new(&self.contract, batch.num_rows());
-        crate::contained::contained("reading a record batch", || {
-            plan.fill(&self.contract, batch, &mut records);
-            Ok(())
-        })?;
+        let read = |records: &mut Records<'b>, start: usize, len: usize| {
+            plan.fill(&self.contract, batch, start, len, records);
+        };
         let kept_pairs = |row: usize, out: &mut Vec<u8>| {
             for (name, index) in self.keep.iter().zip(&self.kept_columns) {
                 let column = batch.column(*index);
@@ -180,68 +178,62 @@ impl Job {
             }
         };
         let kept_columns = || self.kept_columns.iter().map(|i| batch.column(*i).clone()).collect();
-        self.rows(&records, kept_pairs, kept_columns)
+        crate::contained::contained("reading a record batch", || {
+            self.rows(batch.num_rows(), read, kept_pairs, kept_columns)
+        })
     }
 
-    /// Evaluates every row of `records` into the output format.
-    fn rows(
+    /// Evaluates `count` records into the output format, a window of
+    /// [`WINDOW`] at a time: `read(records, start, len)` lays out records
+    /// `start .. start + len` as rows `0 .. len`, in one buffer reused
+    /// for every window (small enough to stay in the core's cache).
+    fn rows<'r>(
         &self,
-        records: &Records<'_>,
+        count: usize,
+        read: impl Fn(&mut Records<'r>, usize, usize),
         kept_pairs: impl Fn(usize, &mut Vec<u8>),
         kept_columns: impl FnOnce() -> Vec<ArrayRef>,
     ) -> Result<Evaluated, String> {
-        let rows = records.len();
-        let mut failed = 0;
-        let output = match self.output {
-            OutputFormat::Ndjson => {
-                let mut out = NdjsonRows::new(self.parts, rows);
-                for row in 0..rows {
-                    if !self.keep.is_empty() {
-                        kept_pairs(row, out.kept());
-                    }
-                    if let Some(problem) = records.problem(row) {
-                        out.invalid(problem);
-                        failed += 1;
-                    } else if let Err(e) =
-                        out.result(|sink| self.contract.evaluate_record(records, row, &self.context, sink))
-                    {
-                        out.failed(&e);
-                        failed += 1;
-                    }
-                }
-                Output::Lines(out.out)
-            }
-            OutputFormat::Arrow => {
-                let mut out = ArrowRows::new(self.contract.ir(), self.parts, rows);
-                for row in 0..rows {
-                    if let Some(problem) = records.problem(row) {
-                        out.invalid(problem);
-                        failed += 1;
-                    } else if let Err(e) =
-                        self.contract.evaluate_record(records, row, &self.context, &mut out)
-                    {
-                        out.failed(kind(&e), &e.to_string());
-                        failed += 1;
-                    }
-                }
-                Output::Batch(out.finish(&self.schema, kept_columns())?)
-            }
+        let mut out = match self.output {
+            OutputFormat::Ndjson => Rows::Ndjson(NdjsonRows::new(self.parts, count)),
+            OutputFormat::Arrow => Rows::Arrow(ArrowRows::new(self.contract.ir(), self.parts, count)),
         };
-        Ok(Evaluated { output, records: rows, failed })
+        let mut records = Records::new(&self.contract, WINDOW.min(count));
+        let mut failed = 0;
+        for start in (0..count).step_by(WINDOW) {
+            let len = WINDOW.min(count - start);
+            records.reset(len);
+            read(&mut records, start, len);
+            let sink: &mut dyn RowSink<'_> = match &mut out {
+                Rows::Ndjson(out) => {
+                    let kept = |row: usize, pairs: &mut Vec<u8>| kept_pairs(start + row, pairs);
+                    out.window(len, (!self.keep.is_empty()).then_some(&kept as KeptFields<'_>));
+                    out
+                }
+                Rows::Arrow(out) => out,
+            };
+            failed += self.contract.evaluate_records(&records, &self.context, sink);
+        }
+        let output = match out {
+            Rows::Ndjson(out) => Output::Lines(out.out),
+            Rows::Arrow(out) => Output::Batch(out.finish(&self.schema, kept_columns())?),
+        };
+        Ok(Evaluated { output, records: count, failed })
     }
+}
+
+/// Records laid out per window: a few hundred kilobytes of slots.
+const WINDOW: usize = 1024;
+
+/// A chunk's results as they are written.
+enum Rows<'p> {
+    Ndjson(NdjsonRows),
+    Arrow(ArrowRows<'p>),
 }
 
 /// The keys of a result line, which kept fields may not take.
 const RESULT_KEYS: [&str; 8] =
     ["contract", "version", "decision", "reasons", "findings", "effects", "errors", "error"];
-
-/// The result's error kind of an evaluation that did not finish.
-fn kind(error: &EvaluateError) -> &'static str {
-    match error {
-        EvaluateError::OutOfTime { .. } => "timeout",
-        EvaluateError::WrongContract { .. } => "internal",
-    }
-}
 
 /// The context of every record: the channel, checked once (before any
 /// input is read: a caller may check it before opening the input).

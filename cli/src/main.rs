@@ -15,6 +15,11 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+/// mimalloc keeps freed memory for reuse instead of returning it to the
+/// kernel, which hands it back zeroed page by page (see Cargo.toml).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// How a command ended, short of success.
 #[derive(Debug)]
 pub enum Failure {

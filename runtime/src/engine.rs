@@ -26,11 +26,11 @@ use crate::budget::{Budget, Limit, OutOfTime};
 use crate::data::RecordRef;
 use crate::host::{HostFn, HostValue, Signature, matches_type};
 use crate::interp::{self, Context};
-use crate::native::{NativeCompiler, NativeProgram, NativeRun};
+use crate::native::{NativeCompiler, NativeProgram, NativeRun, RecordRun};
 use crate::program::Program;
 use crate::records::Records;
 use crate::request::{Envelope, Input, InvalidInput};
-use crate::result::{Collect, Evaluation, ResultSink, RuleTrace};
+use crate::result::{Collect, Evaluation, ResultSink, RowSink, RuleTrace};
 
 /// When contracts run as native code.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
@@ -489,6 +489,85 @@ impl Contract {
             evaluation.replay(sink);
         }
         Ok(())
+    }
+
+    /// Evaluates every record of `records` in `context`, in order, giving
+    /// each result (or its problem) to `sink`; returns how many records
+    /// were not evaluated. Native code runs the records in one call of
+    /// its batch entry when there is no time limit.
+    pub fn evaluate_records<'c>(
+        &'c self,
+        records: &Records<'_>,
+        context: &Context,
+        sink: &mut dyn RowSink<'c>,
+    ) -> usize {
+        let mut failed = 0;
+        if records.is_for(self)
+            && context.limit.is_none()
+            && let Some(native) = self.native.get()
+        {
+            let (mut ran, mut fell) = (0, 0);
+            let batched = crate::native::run_records(
+                &self.program,
+                native,
+                &self.hosts,
+                context,
+                records,
+                |row, run| match run {
+                    RecordRun::Done(state) => {
+                        ran += 1;
+                        crate::native::finish(&self.program, native, state, sink);
+                    }
+                    RecordRun::Skipped => {
+                        failed += 1;
+                        if let Some(problem) = records.problem(row) {
+                            sink.invalid(problem);
+                        }
+                    }
+                    RecordRun::Fallback => {
+                        fell += 1;
+                        failed += usize::from(!self.interpret_record(records, row, context, sink));
+                    }
+                },
+            );
+            if batched {
+                self.native_runs.fetch_add(ran, Ordering::Relaxed);
+                self.fallbacks.fetch_add(fell, Ordering::Relaxed);
+                return failed;
+            }
+        }
+        for row in 0..records.len() {
+            if let Some(problem) = records.problem(row) {
+                sink.invalid(problem);
+                failed += 1;
+            } else if let Err(e) = self.evaluate_record(records, row, context, sink) {
+                sink.failed(&e);
+                failed += 1;
+            }
+        }
+        failed
+    }
+
+    /// Row `row` on the interpreter, into `sink`; `false` when it did not
+    /// finish.
+    fn interpret_record<'c>(
+        &'c self,
+        records: &Records<'_>,
+        row: usize,
+        context: &Context,
+        sink: &mut dyn RowSink<'c>,
+    ) -> bool {
+        let budget = Budget::new(context.limit);
+        match interp::evaluate(&self.program, &self.hosts, context, records.record(row), &budget) {
+            Ok(evaluation) => {
+                evaluation.replay(sink);
+                true
+            }
+            Err(out) => {
+                sink.failed(&out.into());
+                false
+            }
+        }
     }
 
     /// Runs native code into `sink` when it is ready, or else (and when it

@@ -152,6 +152,16 @@ impl Arena {
 /// A compiled entry point: evaluates every applying rule.
 pub type NativeFn = unsafe extern "C" fn(*mut NativeCtx) -> u32;
 
+/// A compiled batch entry: runs the entry point on `n` records laid out
+/// one after the other at `rows` (the input's width apart), record `i`
+/// with the state area `states + i * state_words` (zeroed by the caller),
+/// and leaves its status in `statuses[i]`; a record whose status is not
+/// `OK` on entry ([`SKIP`]) is not run. One call per window of records.
+pub type NativeBatchFn = unsafe extern "C" fn(*mut NativeCtx, *const Slot, u64, *mut u64, *mut u32) -> u32;
+
+/// A record the batch entry must not run (its input is invalid).
+pub const SKIP: u32 = 2;
+
 /// Where native code leaves its results, in words of the state area.
 #[derive(Clone, Debug, Default)]
 pub struct NativeLayout {
@@ -169,6 +179,8 @@ pub struct NativeLayout {
 /// Code compiled for one contract, kept alive with the contract.
 pub struct NativeProgram {
     pub entry: NativeFn,
+    /// The batch entry, when the compiler made one.
+    pub batch: Option<NativeBatchFn>,
     pub state_words: usize,
     pub layout: NativeLayout,
     /// Addresses in the program (which the code is compiled for and which
@@ -220,7 +232,7 @@ pub fn run<'p>(
 ) -> NativeRun {
     SCRATCH.with(|cell| {
         let Ok(mut scratch) = cell.try_borrow_mut() else { return NativeRun::Fallback };
-        let Scratch { state, arena } = &mut *scratch;
+        let Scratch { state, arena, .. } = &mut *scratch;
         state.clear();
         state.resize(native.state_words.max(1), 0);
         arena.clear();
@@ -260,16 +272,95 @@ pub fn run<'p>(
     })
 }
 
+/// How native code ended on one record of a batch.
+#[derive(Debug)]
+pub enum RecordRun<'s> {
+    /// Finished: the record's state area, for [`finish`].
+    Done(&'s [u64]),
+    /// Gave up: the interpreter must evaluate the record.
+    Fallback,
+    /// Not run: the record is invalid.
+    Skipped,
+}
+
+/// Runs the batch entry once over every record of `records` (without a
+/// time limit: batch entries do not count fuel per record), then gives
+/// each record's outcome to `each`, in order. `false` when native code
+/// cannot run batches (no batch entry, or the thread's scratch is in use).
+pub fn run_records(
+    program: &Program,
+    native: &NativeProgram,
+    hosts: &[HostFn],
+    context: &Context,
+    records: &crate::records::Records<'_>,
+    mut each: impl FnMut(usize, RecordRun<'_>),
+) -> bool {
+    let Some(batch) = native.batch else { return false };
+    SCRATCH.with(|cell| {
+        let Ok(mut scratch) = cell.try_borrow_mut() else { return false };
+        let Scratch { state, arena, statuses } = &mut *scratch;
+        let (n, words) = (records.len(), native.state_words.max(1));
+        state.clear();
+        state.resize(n * words, 0);
+        statuses.clear();
+        statuses.extend((0..n).map(|row| if records.problem(row).is_some() { SKIP } else { OK }));
+        arena.clear();
+        let budget = Budget::new(None);
+        let now = match context.now {
+            Some(now) => now,
+            None if native.uses_now => ops::clock_now(),
+            None => 0,
+        };
+        let mut ctx = NativeCtx {
+            input: std::ptr::null(),
+            state: std::ptr::null_mut(),
+            helpers: &HELPERS,
+            program,
+            channel_bit: context.channel.map_or(0, |c| 1u64 << c.0),
+            component: context.component.map_or(0, |c| u64::from(c.0) + 1),
+            now,
+            arena,
+            addresses: native.addresses.as_ptr(),
+            pow10: POW10.as_ptr(),
+            hosts: hosts.as_ptr(),
+            hosts_len: hosts.len() as u64,
+            stack_floor: if native.checks_stack { ir::stack::floor() as u64 } else { 0 },
+            fuel: FUEL_STEP,
+            budget: &budget,
+        };
+        // SAFETY: the batch entry was compiled for this program's layout;
+        // the records hold `n` rows of its input width, the state area
+        // `n` zeroed areas and the statuses `n` words, all live for the
+        // whole call.
+        unsafe {
+            batch(&mut ctx, records.slots().as_ptr(), n as u64, state.as_mut_ptr(), statuses.as_mut_ptr())
+        };
+        for (row, status) in statuses.iter().enumerate() {
+            let outcome = match *status {
+                OK => RecordRun::Done(&state[row * words..(row + 1) * words]),
+                SKIP => RecordRun::Skipped,
+                _ => RecordRun::Fallback,
+            };
+            each(row, outcome);
+        }
+        true
+    })
+}
+
 /// Per-thread memory reused by every evaluation: the state area and the
 /// arena.
 #[derive(Default)]
 struct Scratch {
     state: Vec<u64>,
     arena: Arena,
+    /// The statuses of a batch's records.
+    statuses: Vec<u32>,
 }
 
 thread_local! {
     static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::default());
+    /// The buffer [`finish`] renders messages in, kept between results.
+    static MESSAGE: std::cell::Cell<String> = const { std::cell::Cell::new(String::new()) };
 }
 
 /// Gives the result native code left in the state area to `sink`: the
@@ -300,7 +391,8 @@ pub fn finish<'p>(
     sink.decision(&c.name, &c.version, decision);
     let parts = sink.parts();
     let schema = program.schema();
-    let mut text = String::new();
+    // One buffer for every message of the thread's results.
+    let mut text = MESSAGE.with(|cell| cell.take());
     let render = |template: &ir::Template, at: &[usize], text: &mut String| {
         text.clear();
         let mut at = at.iter();
@@ -338,6 +430,7 @@ pub fn finish<'p>(
             }
         }
     }
+    MESSAGE.with(|cell| cell.set(text));
     sink.end();
 }
 

@@ -311,6 +311,8 @@ pub struct Program {
     pub any_rule_referenced: bool,
     /// Field name to index, for records wider than a few fields.
     field_maps: FxHashMap<TypeId, FxHashMap<String, usize>>,
+    /// Per slot of the input: whether some expression reads it.
+    input_read: Vec<bool>,
     /// Owns what constant slots point at.
     _constants: Store<'static>,
 }
@@ -346,6 +348,7 @@ impl Program {
             .collect();
         let referenced_rules = contract.referenced_rules();
         let any_rule_referenced = referenced_rules.contains(&true);
+        let input_read = input_read(&contract, &layouts, &nodes);
         Ok(Program {
             contract,
             layouts,
@@ -355,8 +358,16 @@ impl Program {
             referenced_rules,
             any_rule_referenced,
             field_maps,
+            input_read,
             _constants: constants,
         })
+    }
+
+    /// Whether some expression reads a slot of the input's `offset ..
+    /// offset + width` (batch input lays out only those, and validates
+    /// the rest).
+    pub fn reads_input(&self, offset: usize, width: usize) -> bool {
+        self.input_read.get(offset..offset + width).is_some_and(|slots| slots.contains(&true))
     }
 
     /// The index of the field called `name` in record type `ty`.
@@ -375,6 +386,37 @@ impl Program {
     pub fn input_width(&self) -> usize {
         self.layouts.width(self.contract.input)
     }
+}
+
+/// Which input slots the nodes read: each input read covers its value's
+/// slots; the input as a whole value (anywhere but as the base of a field,
+/// which is folded into the field's read) covers them all.
+fn input_read(contract: &ir::Contract, layouts: &Layouts, nodes: &[Node]) -> Vec<bool> {
+    let mut read = vec![false; layouts.width(contract.input)];
+    let mut field_bases = vec![false; contract.exprs.len()];
+    for expr in &contract.exprs {
+        match &expr.kind {
+            ExprKind::Field { base, .. } => field_bases[base.index()] = true,
+            kind => {
+                if kind.children().iter().any(|c| matches!(contract.expr(*c).kind, ExprKind::Input)) {
+                    return vec![true; read.len()];
+                }
+            }
+        }
+    }
+    for (i, node) in nodes.iter().enumerate() {
+        match node {
+            Node::Input { offset, .. } => {
+                let (start, width) = (*offset as usize, layouts.width(contract.exprs[i].ty));
+                for slot in read.iter_mut().skip(start).take(width.max(1)) {
+                    *slot = true;
+                }
+            }
+            Node::InputRecord if !field_bases[i] => read.fill(true),
+            _ => {}
+        }
+    }
+    read
 }
 
 fn table(contract: &ir::Contract, layouts: &Layouts, t: &ir::Table, store: &mut Store<'static>) -> Table {

@@ -48,6 +48,18 @@ impl<'r> Records<'r> {
         self.rows
     }
 
+    /// Empties the records and makes `rows` absent rows, keeping the
+    /// buffer's memory.
+    pub fn reset(&mut self, rows: usize) {
+        self.slots.clear();
+        self.slots.resize(self.width * rows, Slot::ABSENT);
+        self.store = Store::new();
+        self.parsed.clear();
+        self.problems.clear();
+        self.problems.resize(rows, None);
+        self.rows = rows;
+    }
+
     pub fn is_empty(&self) -> bool {
         self.rows == 0
     }
@@ -83,6 +95,11 @@ impl<'r> Records<'r> {
     /// Why row `row` is invalid, if it is.
     pub fn problem(&self, row: usize) -> Option<&InvalidInput> {
         self.problems[row].as_ref()
+    }
+
+    /// Every row's slots, one after the other (for native code).
+    pub(crate) fn slots(&self) -> &[Slot] {
+        &self.slots
     }
 
     /// Row `row` as a record view.

@@ -19,8 +19,8 @@ use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 mod json;
 mod sink;
 
-pub use json::JsonResult;
-pub use sink::{Collect, Parts, ResultSink};
+pub use json::{JsonResult, JsonState};
+pub use sink::{Collect, Parts, ResultSink, RowSink};
 
 /// One evaluation's outcome. Borrows names from the contract.
 #[derive(Clone, PartialEq, Debug)]

@@ -31,8 +31,8 @@ use arrow_array::{ArrayRef, DictionaryArray, Int8Array, ListArray, RecordBatch, 
 use arrow_buffer::{NullBufferBuilder, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{DataType, Field, Fields, Schema, SchemaRef, TimeUnit};
 use ir::{TypeId, TypeKind, TypeTable, Verdict};
-use runtime::InvalidInput;
-use runtime::result::{Owned, Parts, ResultSink};
+use runtime::result::{Owned, Parts, ResultSink, RowSink};
+use runtime::{EvaluateError, InvalidInput};
 
 /// The schema of the result columns for `contract` and `parts`, after
 /// the `kept` columns.
@@ -269,8 +269,8 @@ pub struct ArrowRows<'p> {
     findings: Entries,
     effect_names: Vec<&'p str>,
     effects: Vec<Column>,
-    /// The effects of the row being written.
-    row_effects: Vec<Option<Owned>>,
+    /// The row's next effect column (effects come in declaration order).
+    next_effect: usize,
     effect_nulls: NullBufferBuilder,
     errors: Entries,
     error_kind: StringBuilder,
@@ -289,7 +289,7 @@ impl<'p> ArrowRows<'p> {
             findings: Entries::new(&["rule", "code", "severity", "message"], rows),
             effect_names: contract.effects.iter().map(|e| e.name.as_str()).collect(),
             effects: contract.effects.iter().map(|e| Column::new(&contract.types, e.ty)).collect(),
-            row_effects: vec![None; contract.effects.len()],
+            next_effect: 0,
             effect_nulls: NullBufferBuilder::new(rows),
             errors: Entries::new(&["rule", "message"], rows),
             error_kind: StringBuilder::new(),
@@ -297,19 +297,6 @@ impl<'p> ArrowRows<'p> {
             error_details: Entries::new(&["path", "message"], rows),
             error_nulls: NullBufferBuilder::new(rows),
         }
-    }
-
-    /// A record that was not evaluated: invalid input.
-    pub fn invalid(&mut self, problem: &InvalidInput) {
-        for detail in &problem.details {
-            self.error_details.push(&[&detail.path, &detail.message]);
-        }
-        self.not_evaluated("invalid_input", None, true);
-    }
-
-    /// A record whose evaluation stopped (it ran out of time).
-    pub fn failed(&mut self, kind: &str, message: &str) {
-        self.not_evaluated(kind, Some(message), false);
     }
 
     fn not_evaluated(&mut self, kind: &str, message: Option<&str>, details: bool) {
@@ -330,9 +317,10 @@ impl<'p> ArrowRows<'p> {
             self.findings.end_row(present);
         }
         if self.parts.has(Parts::EFFECTS) {
-            for (column, value) in self.effects.iter_mut().zip(self.row_effects.iter_mut()) {
-                column.append(value.take().as_ref().filter(|_| present));
+            for column in &mut self.effects[self.next_effect..] {
+                column.append_null();
             }
+            self.next_effect = 0;
             self.effect_nulls.append(present);
         }
         if self.parts.has(Parts::ERRORS) {
@@ -398,9 +386,13 @@ impl<'p> ResultSink<'p> for ArrowRows<'p> {
     }
 
     fn effect(&mut self, name: &'p str, value: &Owned) {
-        if let Some(k) = self.effect_names.iter().position(|n| *n == name) {
-            self.row_effects[k] = Some(value.clone());
+        // Effects come in declaration order: the ones skipped are unset.
+        let Some(k) = self.effect_names[self.next_effect..].iter().position(|n| *n == name) else { return };
+        for column in &mut self.effects[self.next_effect..self.next_effect + k] {
+            column.append_null();
         }
+        self.effects[self.next_effect + k].append(Some(value));
+        self.next_effect += k + 1;
     }
 
     fn error(&mut self, rule: &'p str, message: &str) {
@@ -414,5 +406,24 @@ impl<'p> ResultSink<'p> for ArrowRows<'p> {
         self.error_message.append_null();
         self.error_details.end_row(false);
         self.error_nulls.append(false);
+    }
+}
+
+impl<'p> RowSink<'p> for ArrowRows<'p> {
+    /// A record that was not evaluated: invalid input.
+    fn invalid(&mut self, problem: &InvalidInput) {
+        for detail in &problem.details {
+            self.error_details.push(&[&detail.path, &detail.message]);
+        }
+        self.not_evaluated("invalid_input", None, true);
+    }
+
+    /// A record whose evaluation stopped (it ran out of time).
+    fn failed(&mut self, error: &EvaluateError) {
+        let kind = match error {
+            EvaluateError::OutOfTime { .. } => "timeout",
+            EvaluateError::WrongContract { .. } => "internal",
+        };
+        self.not_evaluated(kind, Some(&error.to_string()), false);
     }
 }

@@ -8,8 +8,9 @@ use super::{Owned, Parts, ResultSink};
 use crate::value::write_json_str;
 
 /// The sections of a result after its decision, in their order.
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug, Default)]
 enum Section {
+    #[default]
     Decision,
     Reasons,
     Findings,
@@ -38,9 +39,27 @@ pub struct JsonResult<'o> {
     entries: bool,
 }
 
+/// Where a result's JSON stands between two of its parts, for a writer
+/// that keeps its buffer between calls ([`JsonResult::resume`]).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub struct JsonState {
+    section: Section,
+    entries: bool,
+}
+
 impl<'o> JsonResult<'o> {
     pub fn new(out: &'o mut Vec<u8>, parts: Parts) -> JsonResult<'o> {
         JsonResult::after(out, parts, b"")
+    }
+
+    /// Goes on writing a result where `state` left it.
+    pub fn resume(out: &'o mut Vec<u8>, parts: Parts, prefix: &'o [u8], state: JsonState) -> JsonResult<'o> {
+        JsonResult { out, parts, prefix, section: state.section, entries: state.entries }
+    }
+
+    /// Where the result stands, to [`JsonResult::resume`] it.
+    pub fn state(&self) -> JsonState {
+        JsonState { section: self.section, entries: self.entries }
     }
 
     /// A result whose object starts with `prefix`: `"key":value` pairs,

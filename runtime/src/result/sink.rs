@@ -56,6 +56,16 @@ pub trait ResultSink<'p> {
     fn end(&mut self);
 }
 
+/// Receives the results of many records in order (batch evaluation):
+/// for each record, a result as [`ResultSink`] gives it, or why there is
+/// none.
+pub trait RowSink<'p>: ResultSink<'p> {
+    /// The record was not evaluated: its input is invalid.
+    fn invalid(&mut self, problem: &crate::InvalidInput);
+    /// The record's evaluation stopped (it ran out of time).
+    fn failed(&mut self, error: &crate::EvaluateError);
+}
+
 /// Builds an [`Evaluation`] from the parts given to it.
 #[derive(Debug, Default)]
 pub struct Collect<'p> {
