@@ -125,3 +125,44 @@ pub fn summary(runs: &[(String, Vec<(String, CaseRun)>)]) -> String {
     }
     out
 }
+
+/// Each request line's result line, as batch evaluation gives them:
+/// consecutive requests with the same channel, component and time laid
+/// out together as records and evaluated in one call
+/// (`Contract::evaluate_records`: on the JIT, its batch entry); a line
+/// that is not a request with an input is evaluated alone.
+pub fn evaluate_together(contract: &Contract, lines: &[String]) -> Vec<Vec<u8>> {
+    let mut out = vec![Vec::new(); lines.len()];
+    // Runs of (line index, input text) sharing a context.
+    let mut runs: Vec<(runtime::interp::Context, Vec<(usize, &str)>)> = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let envelope = runtime::Envelope::parse(line).ok();
+        let found = envelope.as_ref().and_then(|e| {
+            let context =
+                contract.context(e.channel.as_deref(), e.component.as_deref(), e.now.as_deref()).ok()?;
+            Some((context, e.input?.get()))
+        });
+        let Some((context, input)) = found else {
+            contract.evaluate_json(line, &mut out[i]);
+            continue;
+        };
+        match runs.last_mut() {
+            Some((last, run)) if format!("{last:?}") == format!("{context:?}") => run.push((i, input)),
+            _ => runs.push((context, vec![(i, input)])),
+        }
+    }
+    for (context, run) in &runs {
+        let mut records = runtime::records::Records::new(contract, run.len());
+        for (row, (_, input)) in run.iter().enumerate() {
+            records.parse_row(contract, row, input);
+        }
+        let mut sink = batch::output::ndjson::NdjsonRows::new(runtime::result::Parts::ALL, run.len());
+        sink.window(run.len(), None);
+        contract.evaluate_records(&records, context, &mut sink);
+        let results = sink.out.split(|b| *b == b'\n');
+        for ((i, _), result) in run.iter().zip(results) {
+            out[*i] = result.to_vec();
+        }
+    }
+    out
+}
