@@ -1,8 +1,14 @@
 //! Where generated code keeps things in the state area, in 64-bit words.
 //!
-//! The runtime zeroes the area before each evaluation, so every flag
-//! starts clear. The public part ([`NativeLayout`]) tells the runtime
-//! where results are; the rest is private to the generated code.
+//! The area's flags come first: the fired bits, the decision, the
+//! effects' presence words (with their values), the lets' and rules'
+//! memo words. The runtime zeroes only those before each evaluation
+//! (`NativeLayout::zeroed`), so every flag starts clear; the values after
+//! them (message parts, lets' values, rules' effect values) are written
+//! before they are read. A contract of 504 rules has thousands of words,
+//! and zeroing them all cost more than a small evaluation. The public
+//! part ([`NativeLayout`]) tells the runtime where results are; the rest
+//! is private to the generated code.
 
 use std::collections::HashMap;
 
@@ -57,8 +63,10 @@ impl Addresses {
 #[derive(Clone, Debug)]
 pub struct Plan {
     pub layout: NativeLayout,
-    /// Per let: a computed flag, then the value's two words.
+    /// Per let: its computed flag (1 present, 2 absent).
     pub lets: Vec<usize>,
+    /// Per let: its value's two words.
+    pub let_values: Vec<usize>,
     /// Per rule: the memo word.
     pub rules: Vec<usize>,
     /// Per rule, per effect it sets: the value's two words.
@@ -90,6 +98,9 @@ impl Plan {
         let fired = take(c.rules.len().div_ceil(64).max(1));
         let decided = take(1);
         let effects = c.effects.iter().map(|_| take(3)).collect();
+        let lets = c.lets.iter().map(|_| take(1)).collect();
+        let rules = c.rules.iter().map(|_| take(1)).collect();
+        let zeroed = take(0);
         let parts = c
             .rules
             .iter()
@@ -99,13 +110,13 @@ impl Plan {
                 templates.flat_map(ir::verify::template_exprs).map(|_| take(2)).collect()
             })
             .collect();
-        let lets = c.lets.iter().map(|_| take(3)).collect();
-        let rules = c.rules.iter().map(|_| take(1)).collect();
+        let let_values = c.lets.iter().map(|_| take(2)).collect();
         let rule_effects =
             c.rules.iter().map(|rule| rule.effects.iter().map(|_| take(2)).collect()).collect();
         Plan {
-            layout: NativeLayout { fired, decided, effects, parts },
+            layout: NativeLayout { fired, decided, effects, parts, zeroed },
             lets,
+            let_values,
             rules,
             rule_effects,
             words: next,

@@ -22,8 +22,9 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
 }
 
-fn input() -> PathBuf {
-    let path = std::env::temp_dir().join(format!("rulec-arrow-results-{}.ndjson", std::process::id()));
+/// The records and the invalid ones, in a file of `test`'s own.
+fn input(test: &str) -> PathBuf {
+    let path = std::env::temp_dir().join(format!("rulec-{test}-{}.ndjson", std::process::id()));
     let records = std::fs::read_to_string(root().join(RECORDS)).expect("records");
     std::fs::write(&path, format!("{records}{EXTRA}")).expect("written");
     path
@@ -135,7 +136,7 @@ const SETS: [&[&str]; 4] = [
 
 #[test]
 fn arrow_results_say_what_the_ndjson_lines_say() {
-    let input = input();
+    let input = input("arrow-results");
     let full = lines(&batch(&input, None, &[]));
     assert_eq!(full.len(), 9);
     for fields in SETS {
@@ -163,7 +164,7 @@ fn arrow_results_say_what_the_ndjson_lines_say() {
 
 #[test]
 fn ndjson_results_keep_the_asked_parts_and_fields() {
-    let input = input();
+    let input = input("kept-fields");
     let full = lines(&batch(&input, None, &[]));
     for fields in SETS {
         let list = fields.join(",");

@@ -174,6 +174,9 @@ pub struct NativeLayout {
     /// Per rule: the offsets of its message expressions' values (the
     /// verdict message's expressions, then the finding's), two words each.
     pub parts: Vec<Vec<usize>>,
+    /// The words to zero before an evaluation (the flags, which come
+    /// first); the rest are written before they are read.
+    pub zeroed: usize,
 }
 
 /// Code compiled for one contract, kept alive with the contract.
@@ -233,8 +236,11 @@ pub fn run<'p>(
     SCRATCH.with(|cell| {
         let Ok(mut scratch) = cell.try_borrow_mut() else { return NativeRun::Fallback };
         let Scratch { state, arena, .. } = &mut *scratch;
-        state.clear();
-        state.resize(native.state_words.max(1), 0);
+        let words = native.state_words.max(1);
+        if state.len() < words {
+            state.resize(words, 0);
+        }
+        state[..native.layout.zeroed.min(words)].fill(0);
         arena.clear();
         let now = match context.now {
             Some(now) => now,
@@ -300,8 +306,13 @@ pub fn run_records(
         let Ok(mut scratch) = cell.try_borrow_mut() else { return false };
         let Scratch { state, arena, statuses } = &mut *scratch;
         let (n, words) = (records.len(), native.state_words.max(1));
-        state.clear();
-        state.resize(n * words, 0);
+        if state.len() < n * words {
+            state.resize(n * words, 0);
+        }
+        let zeroed = native.layout.zeroed.min(words);
+        for record in state.chunks_mut(words).take(n) {
+            record[..zeroed].fill(0);
+        }
         statuses.clear();
         statuses.extend((0..n).map(|row| if records.problem(row).is_some() { SKIP } else { OK }));
         arena.clear();

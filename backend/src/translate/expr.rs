@@ -188,7 +188,8 @@ impl Translator<'_, '_> {
         self.check(ok);
         self.b.ins().jump(done, &[]);
         self.b.switch_to_block(done);
-        let (a, b) = (self.load_word(at + 1), self.load_word(at + 2));
+        let value = self.plan.let_values[i];
+        let (a, b) = (self.load_word(value), self.load_word(value + 1));
         let mut v = self.loaded_value(a, b, ty);
         if self.c.types.optional_inner(ty).is_some() {
             let flag = self.load_word(at);

@@ -11,9 +11,9 @@ impl Translator<'_, '_> {
         let l = &self.c.lets[i];
         let v = self.expr(l.value);
         let (a, b) = self.stored_words(v, l.ty);
-        let at = self.plan.lets[i];
-        self.store_word(at + 1, a);
-        self.store_word(at + 2, b);
+        let (at, value) = (self.plan.lets[i], self.plan.let_values[i]);
+        self.store_word(value, a);
+        self.store_word(value + 1, b);
         // The flag: 1 computed and present, 2 computed and absent.
         let flag = match v.present {
             Some(present) => {
