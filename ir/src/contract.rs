@@ -50,6 +50,33 @@ impl Contract {
         &self.exprs[id.index()]
     }
 
+    /// Calls `f` on every root expression id, with who owns it: lets'
+    /// values (`Owner::Let`), then per rule its condition, its message
+    /// parts and its effect values (`Owner::Rule`).
+    pub fn for_each_root_mut(&mut self, mut f: impl FnMut(Owner, &mut ExprId)) {
+        for (i, l) in self.lets.iter_mut().enumerate() {
+            f(Owner::Let(i), &mut l.value);
+        }
+        for (i, rule) in self.rules.iter_mut().enumerate() {
+            f(Owner::Rule(i), &mut rule.when);
+            let templates = rule
+                .verdict
+                .iter_mut()
+                .map(|v| &mut v.message)
+                .chain(rule.finding.iter_mut().map(|f| &mut f.message));
+            for template in templates {
+                for part in &mut template.parts {
+                    if let TemplatePart::Expr(id) = part {
+                        f(Owner::Rule(i), id);
+                    }
+                }
+            }
+            for assign in &mut rule.effects {
+                f(Owner::Rule(i), &mut assign.value);
+            }
+        }
+    }
+
     /// Which rules some expression refers to (`rules.<id>`): engines
     /// compute those on demand, once; the others only at their turn.
     pub fn referenced_rules(&self) -> Vec<bool> {
@@ -236,6 +263,13 @@ pub struct Let {
     pub name: String,
     pub ty: TypeId,
     pub value: ExprId,
+}
+
+/// What a root expression belongs to: a let (by index) or a rule.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Owner {
+    Let(usize),
+    Rule(usize),
 }
 
 /// A rule: a condition and what happens when it holds.

@@ -8,7 +8,8 @@
 //! Order: the header and declarations ([`decls`]), dependencies and cycles
 //! among lets and rules ([`deps`]), lets in dependency order, rules
 //! ([`rules`]), tests ([`cases`]), unused-declaration warnings, then the
-//! IR is compacted and verified.
+//! work several rules repeat is shared ([`share`]) and the IR is
+//! compacted and verified.
 
 mod calls;
 mod cases;
@@ -16,6 +17,7 @@ mod decls;
 mod deps;
 mod expr;
 mod rules;
+mod share;
 mod values;
 
 use std::collections::{HashMap, HashSet};
@@ -254,6 +256,7 @@ impl<'a> Checker<'a> {
             rules: self.rules,
             tests: self.tests,
         };
+        share::share(&mut contract);
         compact(&mut contract);
         if let Err(errors) = ir::verify::verify(&contract) {
             let listed: Vec<String> = errors.iter().map(ToString::to_string).collect();
@@ -277,19 +280,11 @@ impl<'a> Checker<'a> {
 /// as `t[k] ?? d`) and renumbers the rest, keeping their order.
 fn compact(contract: &mut ir::Contract) {
     let mut live = vec![false; contract.exprs.len()];
-    let mut roots: Vec<ExprId> = contract.lets.iter().map(|l| l.value).collect();
-    for rule in &contract.rules {
-        roots.push(rule.when);
-        let templates =
-            rule.verdict.iter().map(|v| &v.message).chain(rule.finding.iter().map(|f| &f.message));
-        roots.extend(templates.flat_map(ir::verify::template_exprs));
-        roots.extend(rule.effects.iter().map(|a| a.value));
-    }
-    for root in roots {
+    contract.for_each_root_mut(|_, root| {
         if let Some(slot) = live.get_mut(root.index()) {
             *slot = true;
         }
-    }
+    });
     // Parents come after children, so one backward sweep marks everything.
     for i in (0..contract.exprs.len()).rev() {
         if live[i] {
@@ -314,25 +309,5 @@ fn compact(contract: &mut ir::Contract) {
         expr.kind.for_each_child_mut(map);
     }
     contract.exprs = kept;
-    for l in &mut contract.lets {
-        map(&mut l.value);
-    }
-    for rule in &mut contract.rules {
-        map(&mut rule.when);
-        let templates = rule
-            .verdict
-            .iter_mut()
-            .map(|v| &mut v.message)
-            .chain(rule.finding.iter_mut().map(|f| &mut f.message));
-        for template in templates {
-            for part in &mut template.parts {
-                if let ir::TemplatePart::Expr(id) = part {
-                    map(id);
-                }
-            }
-        }
-        for assign in &mut rule.effects {
-            map(&mut assign.value);
-        }
-    }
+    contract.for_each_root_mut(|_, id| map(id));
 }
