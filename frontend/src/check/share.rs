@@ -81,9 +81,8 @@ fn hoist_shared(contract: &mut ir::Contract) {
     }
     let mut names = TakenNames::new(contract);
     let mut let_of: HashMap<usize, ExprId> = HashMap::new();
-    for i in 0..contract.exprs.len() {
-        let f = facts[i];
-        if !(shareable(&f) && f.exposed) {
+    for (i, f) in facts.iter().enumerate() {
+        if !(shareable(f) && f.exposed) {
             continue;
         }
         let id = ir::LetId::from_index(contract.lets.len());
