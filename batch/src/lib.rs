@@ -15,6 +15,7 @@
 //! knows nothing of either (it depends on `runtime`, never on `cli` or
 //! `server`).
 
+pub mod buffers;
 pub mod columns;
 mod contained;
 pub mod format;

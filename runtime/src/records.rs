@@ -23,8 +23,6 @@ pub struct Records<'r> {
     rows: usize,
     slots: Vec<Slot>,
     store: Store<'r>,
-    /// The stores of rows parsed from text, kept alive with their slots.
-    parsed: Vec<Store<'r>>,
     /// Per row: the reason it is invalid, or `None`.
     problems: Vec<Option<InvalidInput>>,
 }
@@ -39,7 +37,6 @@ impl<'r> Records<'r> {
             rows,
             slots: vec![Slot::ABSENT; width * rows],
             store: Store::new(),
-            parsed: Vec::new(),
             problems: vec![None; rows],
         }
     }
@@ -54,7 +51,6 @@ impl<'r> Records<'r> {
         self.slots.clear();
         self.slots.resize(self.width * rows, Slot::ABSENT);
         self.store = Store::new();
-        self.parsed.clear();
         self.problems.clear();
         self.problems.resize(rows, None);
         self.rows = rows;
@@ -77,13 +73,9 @@ impl<'r> Records<'r> {
     /// Reads row `row` from an input record's JSON text (validated as a
     /// request's input is); an invalid record is kept as its problem.
     pub fn parse_row(&mut self, contract: &Contract, row: usize, text: &'r str) {
-        match Input::parse(contract.program(), text) {
-            Ok(input) => {
-                let (slots, store) = input.into_parts();
-                self.slots[row * self.width..(row + 1) * self.width].copy_from_slice(&slots);
-                self.parsed.push(store);
-            }
-            Err(problem) => self.problems[row] = Some(problem),
+        let slots = &mut self.slots[row * self.width..(row + 1) * self.width];
+        if let Err(problem) = Input::parse_into(contract.program(), text, slots, &mut self.store) {
+            self.problems[row] = Some(problem);
         }
     }
 
@@ -104,9 +96,9 @@ impl<'r> Records<'r> {
 
     /// Row `row` as a record view.
     pub fn record(&self, row: usize) -> RecordRef<'_> {
-        // SAFETY: the row's slots were made by `SlotsMut` or by request
-        // parsing, pointing into `self.store`, `self.parsed` or text
-        // borrowed for `'r`, all of which outlive this borrow of `self`.
+        // SAFETY: the row's slots were made by `Cells` or by request
+        // parsing, pointing into `self.store` or text borrowed for `'r`,
+        // both of which outlive this borrow of `self`.
         unsafe { RecordRef::new(&self.slots[row * self.width..(row + 1) * self.width]) }
     }
 }

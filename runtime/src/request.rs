@@ -115,18 +115,38 @@ pub struct Input<'r> {
 impl<'r> Input<'r> {
     /// Reads and validates an input object against the program's schema.
     pub fn parse(program: &Program, text: &'r str) -> Result<Input<'r>, InvalidInput> {
-        let mut reader =
-            Reader { program, store: Store::new(), details: Vec::new(), path: vec![Segment::Name("input")] };
         let mut slots = vec![Slot::ABSENT; program.input_width()];
+        let mut store = Store::new();
+        Input::parse_into(program, text, &mut slots, &mut store)?;
+        Ok(Input { slots, store })
+    }
+
+    /// Reads and validates an input object into `slots` (the input's
+    /// width, all absent), keeping what they point at in `store`: many
+    /// records share one store and one slot buffer in batch evaluation.
+    pub(crate) fn parse_into(
+        program: &Program,
+        text: &'r str,
+        slots: &mut [Slot],
+        store: &mut Store<'r>,
+    ) -> Result<(), InvalidInput> {
+        let mut reader = Reader {
+            program,
+            store: std::mem::take(store),
+            details: Vec::new(),
+            path: vec![Segment::Name("input")],
+        };
         let mut json = serde_json::Deserializer::from_str(text);
-        let seed = Seed { reader: &mut reader, ty: program.contract.input, out: &mut slots };
-        if let Err(e) = seed.deserialize(&mut json).and_then(|()| json.end()) {
+        let seed = Seed { reader: &mut reader, ty: program.contract.input, out: slots };
+        let parsed = seed.deserialize(&mut json).and_then(|()| json.end());
+        *store = reader.store;
+        if let Err(e) = parsed {
             return Err(InvalidInput::one("input", format!("not valid JSON: {}", ir::quote::json_error(&e))));
         }
         if !reader.details.is_empty() {
             return Err(InvalidInput { details: reader.details });
         }
-        Ok(Input { slots, store: reader.store })
+        Ok(())
     }
 
     /// Builds an input from already laid-out slots (used by tests and the
@@ -145,11 +165,6 @@ impl<'r> Input<'r> {
     /// The store behind the slots (kept alive with them).
     pub fn store(&self) -> &Store<'r> {
         &self.store
-    }
-
-    /// The slots and the store behind them, to keep together.
-    pub(crate) fn into_parts(self) -> (Vec<Slot>, Store<'r>) {
-        (self.slots, self.store)
     }
 }
 

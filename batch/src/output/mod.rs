@@ -82,7 +82,11 @@ impl Writer {
         let io = |e: std::io::Error| format!("cannot write results: {e}");
         let arrow = |e: arrow_schema::ArrowError| format!("cannot write results: {e}");
         match (&mut self.kind, output) {
-            (Kind::Lines(stream), Output::Lines(bytes)) => stream.write_all(&bytes).map_err(io),
+            (Kind::Lines(stream), Output::Lines(bytes)) => {
+                let written = stream.write_all(&bytes).map_err(io);
+                crate::buffers::give(bytes);
+                written
+            }
             (Kind::ArrowFile(writer), Output::Batch(batch)) => writer.write(&batch).map_err(arrow),
             (Kind::ArrowStream(writer), Output::Batch(batch)) => writer.write(&batch).map_err(arrow),
             _ => Err("internal: a chunk's results are not in the output's format".into()),

@@ -28,7 +28,7 @@ pub struct NdjsonRows {
 impl NdjsonRows {
     pub fn new(parts: Parts, rows: usize) -> NdjsonRows {
         NdjsonRows {
-            out: Vec::with_capacity(rows * 200),
+            out: crate::buffers::take(rows * 200),
             parts,
             kept: Vec::new(),
             kept_ends: Vec::new(),

@@ -49,16 +49,13 @@ impl NdjsonReader {
         NdjsonReader { input, rest: Vec::new(), skipping: false, done: false, name }
     }
 
-    /// Reads once into `buffer` (after what it holds); 0 at the end.
+    /// Reads up to a block more into `buffer` (after what it holds); 0
+    /// at the end.
     fn fill(&mut self, buffer: &mut Vec<u8>) -> Result<usize, String> {
         let start = buffer.len();
-        buffer.resize(start + BLOCK, 0);
         loop {
-            match self.input.read(&mut buffer[start..]) {
-                Ok(n) => {
-                    buffer.truncate(start + n);
-                    return Ok(n);
-                }
+            match (&mut self.input).take(BLOCK as u64).read_to_end(buffer) {
+                Ok(_) => return Ok(buffer.len() - start),
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
                 Err(e) => {
                     buffer.truncate(start);
@@ -74,7 +71,9 @@ impl Source for NdjsonReader {
         if self.done {
             return Ok(None);
         }
-        let mut block = std::mem::take(&mut self.rest);
+        let mut block = crate::buffers::take(BLOCK + self.rest.len());
+        block.extend_from_slice(&self.rest);
+        self.rest.clear();
         loop {
             if self.fill(&mut block)? == 0 {
                 self.done = true;
@@ -97,7 +96,8 @@ impl Source for NdjsonReader {
                 continue;
             }
             if let Some(last) = memrchr(&block) {
-                self.rest = block.split_off(last + 1);
+                self.rest.extend_from_slice(&block[last + 1..]);
+                block.truncate(last + 1);
                 return Ok(Some(Chunk::Lines(block)));
             }
             if block.len() > MAX_LINE {
