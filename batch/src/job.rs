@@ -123,7 +123,7 @@ impl Job {
 
     fn lines<'b>(&self, bytes: &'b [u8]) -> Result<Evaluated, String> {
         let lines: Vec<&[u8]> =
-            bytes.split(|b| *b == b'\n').filter(|l| l.iter().any(|b| !b.is_ascii_whitespace())).collect();
+            split_lines(bytes).filter(|l| l.iter().any(|b| !b.is_ascii_whitespace())).collect();
         let too_long = || InvalidInput::one("", format!("the record is longer than {} MiB", MAX_LINE >> 20));
         let read = |records: &mut Records<'b>, start: usize, len: usize| {
             for (row, line) in lines[start..start + len].iter().enumerate() {
@@ -311,4 +311,19 @@ impl<'de> Visitor<'de> for Kept<'_, 'de> {
         }
         Ok(())
     }
+}
+
+/// The lines of a block, cut at each `\n` (found a word at a time).
+fn split_lines(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let mut start = 0;
+    let mut ends = memchr::memchr_iter(b'\n', bytes);
+    std::iter::from_fn(move || {
+        if start > bytes.len() {
+            return None;
+        }
+        let end = ends.next().unwrap_or(bytes.len());
+        let line = &bytes[start..end];
+        start = end + 1;
+        Some(line)
+    })
 }

@@ -109,11 +109,11 @@ impl Source for NdjsonReader {
 }
 
 fn memchr(bytes: &[u8]) -> Option<usize> {
-    bytes.iter().position(|b| *b == b'\n')
+    memchr::memchr(b'\n', bytes)
 }
 
 fn memrchr(bytes: &[u8]) -> Option<usize> {
-    bytes.iter().rposition(|b| *b == b'\n')
+    memchr::memrchr(b'\n', bytes)
 }
 
 #[cfg(test)]
