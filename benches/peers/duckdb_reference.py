@@ -2,16 +2,21 @@
 the peer of `rulec bench --batch`.
 
     python3 duckdb_reference.py INPUT.arrow OUTPUT.arrow [--channel C] [--threads N]
+    python3 duckdb_reference.py --compare OUTPUT.arrow RULEC_RESULTS.ndjson
 
 Reads bare transfer records from an Arrow IPC file, evaluates the
 contract's 14 rules (deny-overrides, default allow) and writes one row per
 record, in input order: `decision`, `reasons` and `findings` (lists of
 structs, messages built with `||`) and `effects` (a struct of `fee`,
 `hold_hours`, `step_up`; null where no rule set one), as an Arrow IPC
-file, a batch at a time. Needs `python3 -m pip install duckdb pyarrow`.
+file, a batch at a time. `--compare` checks those rows against rulec's
+NDJSON results for the same records (decision, reasons, findings and
+effects, message for message) and says how many differ. Needs
+`python3 -m pip install duckdb pyarrow`.
 """
 
 import argparse
+import json
 import sys
 
 import duckdb
@@ -96,13 +101,53 @@ FROM fired
 """
 
 
+def as_rulec(row):
+    """A DuckDB row in the shape of rulec's result (effects set only)."""
+    effects = {k: (str(v) if k == "fee" else v) for k, v in row["effects"].items() if v is not None}
+    return {
+        "decision": row["decision"],
+        "reasons": [(r["rule"], r["outcome"], r["message"]) for r in row["reasons"]],
+        "findings": [(f["rule"], f["code"], f["severity"], f["message"]) for f in row["findings"]],
+        "effects": effects,
+    }
+
+
+def rulec_result(line):
+    result = json.loads(line)
+    return {
+        "decision": result["decision"],
+        "reasons": [(r["rule"], r["outcome"], r["message"]) for r in result["reasons"]],
+        "findings": [(f["rule"], f["code"], f["severity"], f["message"]) for f in result["findings"]],
+        "effects": result["effects"],
+    }
+
+
+def compare(duckdb_results, rulec_results):
+    """Prints `agree N` or `differ K of N, first at record I`; 0 when they agree."""
+    theirs = pa.ipc.open_file(pa.memory_map(duckdb_results)).read_all().to_pylist()
+    with open(rulec_results, encoding="utf-8") as lines:
+        ours = [rulec_result(line) for line in lines if line.strip()]
+    if len(theirs) != len(ours):
+        print(f"differ: {len(theirs)} rows for {len(ours)} results", file=sys.stderr)
+        return 1
+    differ = [i for i, (a, b) in enumerate(zip(theirs, ours)) if as_rulec(a) != b]
+    if differ:
+        print(f"differ {len(differ)} of {len(ours)}, first at record {differ[0] + 1}", file=sys.stderr)
+        return 1
+    print(f"agree {len(ours)}", file=sys.stderr)
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("input")
     parser.add_argument("output")
     parser.add_argument("--channel", default="batch")
     parser.add_argument("--threads", type=int)
+    parser.add_argument("--compare", action="store_true")
     args = parser.parse_args()
+    if args.compare:
+        return compare(args.input, args.output)
     records = pa.ipc.open_file(pa.memory_map(args.input)).read_all()
     con = duckdb.connect()
     if args.threads:

@@ -66,3 +66,33 @@ fn bad_batch_flags_are_usage_errors() {
         assert!(stderr.contains(expected), "{args:?}: {stderr}");
     }
 }
+
+/// The DuckDB peer runs beside the reference contract on the same Arrow
+/// file, and its results say what rulec's do, record for record. It needs
+/// `python3 -m pip install duckdb pyarrow` (`.ci/run` installs them): under
+/// `CI=true` their absence fails, elsewhere the test says so and passes.
+#[test]
+fn the_duckdb_peer_gives_rulecs_results() {
+    let imports = Command::new("python3").args(["-c", "import duckdb, pyarrow"]).output();
+    if !imports.is_ok_and(|o| o.status.success()) {
+        assert!(std::env::var_os("CI").is_none(), "CI needs python3 with duckdb and pyarrow");
+        eprintln!(
+            "skipped: python3 cannot import duckdb and pyarrow (python3 -m pip install duckdb pyarrow)"
+        );
+        return;
+    }
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let json = dir.path().join("matrix.json");
+    let json_arg = json.to_str().expect("a UTF-8 path");
+    let args = ["--contracts", "reference", "--shapes", "nested", "--formats", "arrow", "--json", json_arg];
+    let output = rulec(&[&["bench", "--batch", "--records", "2000"][..], &args[..]].concat());
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
+    assert!(stdout.contains("rulec/duckdb (reference × nested × 2000, Arrow): "), "{stdout}");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).expect("the JSON rows")).expect("JSON");
+    let rows = report["rows"].as_array().expect("rows");
+    let peer = rows.iter().find(|r| r["engine"] == "duckdb").expect("a DuckDB row");
+    assert_eq!(peer["agrees_with_rulec"], true, "{peer}");
+    assert!(peer["rulec_over_duckdb"].as_f64().unwrap_or(0.0) > 0.0, "{peer}");
+}

@@ -40,8 +40,17 @@ impl Peer {
     }
 
     /// Runs the query over `input` (transfers, Arrow IPC) with `threads`,
-    /// results to an Arrow file in `work`, and fills `row`.
-    pub fn run(&self, input: &Path, work: &Path, threads: usize, row: Row) -> Row {
+    /// results to an Arrow file in `work`, and fills `row`; then (not
+    /// timed) compares them with rulec's results for the same records,
+    /// `rulec_results`, when they are there.
+    pub fn run(
+        &self,
+        input: &Path,
+        work: &Path,
+        threads: usize,
+        row: Row,
+        rulec_results: Option<&Path>,
+    ) -> Row {
         let output = work.join("duckdb-results.arrow");
         let errors = work.join("duckdb-stderr.txt");
         let row = Row { engine: "duckdb", ..row };
@@ -62,7 +71,11 @@ impl Peer {
             Ok(measured) if measured.status.success() => {
                 let rows = super::last_line(&errors);
                 if rows == format!("{} rows", row.records) {
-                    Row { results_sha256: None, ..row.measured(&measured, String::new()) }
+                    let row = Row { results_sha256: None, ..row.measured(&measured, String::new()) };
+                    match rulec_results {
+                        Some(results) => self.compare(&output, results, &errors, row),
+                        None => row,
+                    }
                 } else {
                     let why = format!("the query gave {rows} for {} records", row.records);
                     row.failed(why)
@@ -73,5 +86,30 @@ impl Peer {
         };
         let _ = std::fs::remove_file(&output);
         row
+    }
+
+    /// Whether DuckDB's results say what rulec's do, record for record.
+    fn compare(&self, duckdb_results: &Path, rulec_results: &Path, errors: &Path, row: Row) -> Row {
+        let stderr = match std::fs::File::create(errors) {
+            Ok(file) => file,
+            Err(e) => return row.failed(format!("cannot create {}: {e}", errors.display())),
+        };
+        let compared = Command::new("python3")
+            .arg(&self.script)
+            .arg("--compare")
+            .arg(duckdb_results)
+            .arg(rulec_results)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(stderr)
+            .status();
+        match compared {
+            Ok(status) if status.success() => Row { agrees_with_rulec: Some(true), ..row },
+            Ok(_) => {
+                let why = format!("its results and rulec's {}", super::last_line(errors));
+                Row { agrees_with_rulec: Some(false), ..row.failed(why) }
+            }
+            Err(e) => row.failed(format!("cannot run python3: {e}")),
+        }
     }
 }

@@ -214,25 +214,25 @@ fn run_group(
         }
         let bytes =
             std::fs::metadata(&input).map_err(|e| format!("cannot read {}: {e}", input.display()))?.len();
+        // The peer runs on the reference contract's Arrow file, and its
+        // results are compared with rulec's, kept until then.
+        let peer = duckdb.filter(|_| format.name() == "arrow" && group.family == Family::Reference);
+        let kept = work.join("rulec-reference-results.ndjson");
         for (contract, _) in &contracts {
             let file = work.join(contract_file_name(*contract, group.shape));
             let cell = Cell { family: group.family, format, input: &input, contract_file: &file };
-            log(&format!(
-                "running {} {} {} {} ...",
-                format.name(),
-                contract.name(),
-                group.shape.name(),
-                group.records
-            ));
+            let (shape, records) = (group.shape.name(), group.records);
+            log(&format!("running {} {} {shape} {records} ...", format.name(), contract.name()));
             let row = group.row(format.name(), *contract).with_input(bytes);
-            matrix.rows.push(run_cell(plan, &cell, work, row));
+            let keep = (peer.is_some() && *contract == ContractChoice::Reference).then_some(kept.as_path());
+            matrix.rows.push(run_cell(plan, &cell, work, row, keep));
         }
-        if let (Some(peer), "arrow") = (duckdb, format.name())
-            && group.family == Family::Reference
-        {
+        if let Some(peer) = peer {
             log(&format!("running duckdb {} {} ...", group.shape.name(), group.records));
             let row = group.row("arrow", ContractChoice::Reference).with_input(bytes);
-            matrix.rows.push(peer.run(&input, work, plan.threads, row));
+            let compared = kept.exists().then_some(kept.as_path());
+            matrix.rows.push(peer.run(&input, work, plan.threads, row, compared));
+            let _ = std::fs::remove_file(&kept);
         }
         if plan.data.is_none() {
             let _ = std::fs::remove_file(&input);
@@ -281,8 +281,8 @@ fn write_input(
 }
 
 /// Runs one cell and fills its row: time, memory and the results' digest,
-/// or why it failed.
-fn run_cell(plan: &Plan, cell: &Cell<'_>, work: &Path, row: Row) -> Row {
+/// or why it failed. The results are deleted, or moved to `keep`.
+fn run_cell(plan: &Plan, cell: &Cell<'_>, work: &Path, row: Row, keep: Option<&Path>) -> Row {
     let output = work.join("results.ndjson");
     let errors = work.join("stderr.txt");
     let measured = std::fs::File::create(&errors)
@@ -304,7 +304,16 @@ fn run_cell(plan: &Plan, cell: &Cell<'_>, work: &Path, row: Row) -> Row {
         Ok(measured) => row.failed(format!("{}: {}", measured.status, last_line(&errors))),
         Err(e) => row.failed(e),
     };
-    let _ = std::fs::remove_file(&output);
+    match keep {
+        Some(path) if row.failed.is_none() => {
+            if let Err(e) = std::fs::rename(&output, path) {
+                return row.failed(format!("cannot keep {}: {e}", output.display()));
+            }
+        }
+        _ => {
+            let _ = std::fs::remove_file(&output);
+        }
+    }
     row
 }
 

@@ -31,6 +31,8 @@ pub struct Row {
     pub results_sha256: Option<String>,
     /// rulec's records/s over the peer's, on the same file (the peer's rows).
     pub rulec_over_duckdb: Option<f64>,
+    /// Whether the peer's results say what rulec's do, record for record.
+    pub agrees_with_rulec: Option<bool>,
     /// Why the cell did not run.
     pub skipped: Option<String>,
     /// Why it did not finish.
@@ -52,6 +54,7 @@ impl Row {
             peak_rss_mib: None,
             results_sha256: None,
             rulec_over_duckdb: None,
+            agrees_with_rulec: None,
             skipped: None,
             failed: None,
         }
@@ -219,8 +222,9 @@ fn note(row: &Row) -> String {
     if let Some(why) = &row.failed {
         return format!("FAILED: {}", why.replace('|', "\\|"));
     }
+    let agrees = if row.agrees_with_rulec == Some(true) { ", same results as rulec" } else { "" };
     match row.rulec_over_duckdb {
-        Some(ratio) => format!("rulec/duckdb {ratio:.2}x"),
-        None => String::new(),
+        Some(ratio) => format!("rulec/duckdb {ratio:.2}x{agrees}"),
+        None => agrees.trim_start_matches(", ").to_string(),
     }
 }
