@@ -10,7 +10,8 @@
 //!   it cannot run;
 //! - [`compile`]: the compile-time bench, stage by stage;
 //! - [`generate`]: deterministic generated contracts of any size;
-//! - [`load`]: the HTTP load generator behind `rulec bench --server`.
+//! - [`load`]: the HTTP load generator behind `rulec bench --server`;
+//! - [`matrix`]: the batch matrix behind `rulec bench --batch`.
 //!
 //! A measurement tool, never a gate: nothing fails on a slow number.
 
@@ -19,6 +20,7 @@ pub mod generate;
 pub mod harness;
 pub mod load;
 pub mod machine;
+pub mod matrix;
 pub mod native;
 #[cfg(feature = "peers")]
 pub mod peers;

@@ -26,7 +26,7 @@ const ALL_TARGETS: [&str; 10] =
 /// Measure evaluation speed: every target on the same requests, round-robin on one thread.
 #[derive(clap::Args, Debug)]
 #[command(
-    after_help = "Examples:\n  rulec bench --seconds 2 --runs 3\n  rulec bench --targets interp --format json --output bench.json"
+    after_help = "Examples:\n  rulec bench --seconds 2 --runs 3\n  rulec bench --targets interp --format json --output bench.json\n  rulec bench --batch --records 100000 --contracts reference,6 --shapes flat,nested --json matrix.json"
 )]
 pub struct Args {
     /// Measured seconds per run.
@@ -58,6 +58,14 @@ pub struct Args {
     /// saturation (`--warmup` and `--seconds` per run).
     #[arg(long, conflicts_with_all = ["targets", "contract", "requests"])]
     server: bool,
+    /// The batch matrix instead: every input format × contract × record
+    /// shape, each cell a `rulec eval --input` process (wall time, records/s,
+    /// MiB/s, peak RSS), results compared across formats; DuckDB beside the
+    /// reference contract when `python3 -c 'import duckdb'` works.
+    #[arg(long, conflicts_with_all = ["targets", "contract", "requests", "server", "output", "format"])]
+    batch: bool,
+    #[command(flatten)]
+    matrix: super::bench_batch::BatchArgs,
 }
 
 /// Sets up and measures peer `name`, or reports why it cannot run; a
@@ -95,6 +103,9 @@ fn measure_peer(
 pub fn run(args: Args) -> Outcome {
     if args.server {
         return server_load(&args);
+    }
+    if args.batch {
+        return super::bench_batch::run(&args.matrix);
     }
     let read = |path: &PathBuf| {
         std::fs::read_to_string(path)

@@ -1,6 +1,7 @@
 //! One module per subcommand, each with its clap `Args` and a `run`.
 
 pub mod bench;
+pub mod bench_batch;
 pub mod bench_server;
 pub mod check;
 pub mod compile;

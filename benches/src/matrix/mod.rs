@@ -1,0 +1,324 @@
+//! The batch matrix behind `rulec bench --batch`: every input format ×
+//! contract × record shape × count, each cell one `rulec eval --input`
+//! child process (the CLI's batch pipeline, measured from outside: wall
+//! time and its own peak RSS), results written to a file and compared
+//! across formats; the DuckDB peer beside the reference contract.
+//!
+//! - [`shapes`]: the contracts, the shapes and their records;
+//! - [`writers`]: input files in each format ([`arrow`]: Arrow IPC);
+//! - [`child`]: a measured child process;
+//! - [`check`]: the cross-format check;
+//! - [`duckdb`]: the DuckDB peer;
+//! - [`report`]: the rows, as a table or JSON.
+//!
+//! Cells run one at a time, so they do not compete for the cores. Input
+//! files are generated into a temporary folder (deleted as soon as their
+//! cells ran) or into `--data DIR` (kept, and reused by the next run).
+
+pub mod arrow;
+pub mod check;
+pub mod child;
+pub mod duckdb;
+pub mod report;
+pub mod shapes;
+pub mod writers;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use batch::InputFormat;
+
+pub use report::{Matrix, Row};
+pub use shapes::{ContractChoice, Family, Shape};
+
+/// The count of the full tier (`--full`, the 6-rule contract only).
+pub const FULL_RECORDS: usize = 10_000_000;
+
+/// How cells are run. Only in process for now (`rulec eval --input`); a
+/// mode over loopback HTTP (`rulec serve`'s batch endpoint) is a variant
+/// and a [`Mode::run`] arm to add.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Mode {
+    /// `rulec eval --input FILE --output FILE`: the batch crate's pipeline.
+    InProcess,
+}
+
+impl Mode {
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::InProcess => "in-process",
+        }
+    }
+
+    /// The command evaluating `input` into `output` (NDJSON results).
+    fn command(self, plan: &Plan, cell: &Cell<'_>, output: &Path) -> Command {
+        match self {
+            Mode::InProcess => {
+                let mut command = Command::new(&plan.rulec);
+                command
+                    .arg("eval")
+                    .arg(cell.contract_file)
+                    .arg("--input")
+                    .arg(cell.input)
+                    .args(["--input-format", cell.format.name(), "--channel", cell.family.channel()])
+                    .arg("--output")
+                    .arg(output)
+                    .args(["--threads", &plan.threads.to_string()]);
+                command
+            }
+        }
+    }
+}
+
+/// What to run.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    pub mode: Mode,
+    pub formats: Vec<InputFormat>,
+    pub contracts: Vec<ContractChoice>,
+    pub shapes: Vec<Shape>,
+    /// Records per cell.
+    pub records: usize,
+    /// Also the 10M tier of the 6-rule contract.
+    pub full: bool,
+    pub threads: usize,
+    /// Where input files are kept between runs (default: a temporary folder).
+    pub data: Option<PathBuf>,
+    /// The `rulec` binary that runs the cells.
+    pub rulec: PathBuf,
+    /// Run the DuckDB peer beside the reference contract, if it can run.
+    pub duckdb: bool,
+}
+
+/// One cell about to run.
+struct Cell<'a> {
+    family: Family,
+    format: InputFormat,
+    input: &'a Path,
+    contract_file: &'a Path,
+}
+
+/// Runs every cell of `plan`, telling `log` what it does.
+pub fn run(plan: &Plan, log: &mut dyn FnMut(&str)) -> Result<Matrix, String> {
+    let temporary;
+    let work: &Path = match &plan.data {
+        Some(dir) => {
+            std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+            dir
+        }
+        None => {
+            temporary = tempfile::Builder::new()
+                .prefix("rulec-bench-batch-")
+                .tempdir()
+                .map_err(|e| format!("cannot create a temporary folder: {e}"))?;
+            temporary.path()
+        }
+    };
+    let mut matrix = Matrix::new(plan);
+    let duckdb = if plan.duckdb && plan.contracts.contains(&ContractChoice::Reference) {
+        match duckdb::Peer::find(work) {
+            Ok(peer) => Some(peer),
+            Err(why) => {
+                matrix.notes.push(why);
+                None
+            }
+        }
+    } else {
+        None
+    };
+    for &shape in &plan.shapes {
+        for family in families(&plan.contracts) {
+            for (records, members) in tiers(plan, family) {
+                let group = Group { family, shape, records, members: &members };
+                run_group(plan, &group, work, duckdb.as_ref(), &mut matrix, log)?;
+            }
+        }
+    }
+    matrix.check();
+    Ok(matrix)
+}
+
+/// The families of `contracts`, in order, once each.
+fn families(contracts: &[ContractChoice]) -> Vec<Family> {
+    let mut families: Vec<Family> = contracts.iter().map(|c| c.family()).collect();
+    families.sort();
+    families.dedup();
+    families
+}
+
+/// The counts `family`'s contracts run at, each with the contracts that
+/// run at it: `plan.records` for all, and [`FULL_RECORDS`] for the 6-rule
+/// contract with `--full`.
+fn tiers(plan: &Plan, family: Family) -> Vec<(usize, Vec<ContractChoice>)> {
+    let members: Vec<ContractChoice> =
+        plan.contracts.iter().copied().filter(|c| c.family() == family).collect();
+    let mut tiers = vec![(plan.records, members.clone())];
+    if plan.full && members.contains(&shapes::FULL_TIER) && plan.records != FULL_RECORDS {
+        tiers.push((FULL_RECORDS, vec![shapes::FULL_TIER]));
+    }
+    tiers
+}
+
+/// Contracts of one family evaluating the same records.
+struct Group<'a> {
+    family: Family,
+    shape: Shape,
+    records: usize,
+    members: &'a [ContractChoice],
+}
+
+impl Group<'_> {
+    fn row(&self, format: &str, contract: ContractChoice) -> Row {
+        Row::new(format, &contract.name(), self.shape.name(), self.records)
+    }
+}
+
+/// Runs one group's cells, a format at a time: its input file written
+/// (or found in `--data`), every contract run on it, the file deleted
+/// unless kept.
+fn run_group(
+    plan: &Plan,
+    group: &Group<'_>,
+    work: &Path,
+    duckdb: Option<&duckdb::Peer>,
+    matrix: &mut Matrix,
+    log: &mut dyn FnMut(&str),
+) -> Result<(), String> {
+    if let Some(why) = group.family.unfit(group.shape) {
+        for format in &plan.formats {
+            for &contract in group.members {
+                matrix.rows.push(group.row(format.name(), contract).skipped(why));
+            }
+        }
+        return Ok(());
+    }
+    let contracts = contract_files(group, work)?;
+    for &format in &plan.formats {
+        let Some(writer) = writers::writer(format.name()) else {
+            for &contract in group.members {
+                matrix.rows.push(group.row(format.name(), contract).skipped("not built"));
+            }
+            continue;
+        };
+        let name = format!(
+            "{}-{}-{}.{}",
+            group.family.name(),
+            group.shape.name(),
+            group.records,
+            writer.extension()
+        );
+        let input = work.join(name);
+        if !input.exists() {
+            log(&format!("writing {} ...", input.display()));
+            write_input(&*writer, group, &contracts[0].1, &input)?;
+        }
+        let bytes =
+            std::fs::metadata(&input).map_err(|e| format!("cannot read {}: {e}", input.display()))?.len();
+        // The peer runs on the reference contract's Arrow file, and its
+        // results are compared with rulec's, kept until then.
+        let peer = duckdb.filter(|_| format.name() == "arrow" && group.family == Family::Reference);
+        let kept = work.join("rulec-reference-results.ndjson");
+        for (contract, _) in &contracts {
+            let file = work.join(contract_file_name(*contract, group.shape));
+            let cell = Cell { family: group.family, format, input: &input, contract_file: &file };
+            let (shape, records) = (group.shape.name(), group.records);
+            log(&format!("running {} {} {shape} {records} ...", format.name(), contract.name()));
+            let row = group.row(format.name(), *contract).with_input(bytes);
+            let keep = (peer.is_some() && *contract == ContractChoice::Reference).then_some(kept.as_path());
+            matrix.rows.push(run_cell(plan, &cell, work, row, keep));
+        }
+        if let Some(peer) = peer {
+            log(&format!("running duckdb {} {} ...", group.shape.name(), group.records));
+            let row = group.row("arrow", ContractChoice::Reference).with_input(bytes);
+            let compared = kept.exists().then_some(kept.as_path());
+            matrix.rows.push(peer.run(&input, work, plan.threads, row, compared));
+            let _ = std::fs::remove_file(&kept);
+        }
+        if plan.data.is_none() {
+            let _ = std::fs::remove_file(&input);
+        }
+    }
+    Ok(())
+}
+
+fn contract_file_name(contract: ContractChoice, shape: Shape) -> String {
+    format!("contract-{}-{}.yaml", contract.name(), shape.name())
+}
+
+/// Writes (and compiles, to check them and for the input's types) the
+/// group's contracts.
+fn contract_files(group: &Group<'_>, work: &Path) -> Result<Vec<(ContractChoice, ir::Bundle)>, String> {
+    group
+        .members
+        .iter()
+        .map(|&contract| {
+            let source = contract.source(group.shape);
+            let bundle = frontend::compile(&source).map_err(|d| {
+                format!("internal: contract {} does not compile: {}", contract.name(), d.render(false))
+            })?;
+            let path = work.join(contract_file_name(contract, group.shape));
+            std::fs::write(&path, source).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+            Ok((contract, bundle))
+        })
+        .collect()
+}
+
+/// Writes the group's records to `path` (through a `.part` file, so an
+/// interrupted run leaves no input to reuse).
+fn write_input(
+    writer: &dyn writers::FormatWriter,
+    group: &Group<'_>,
+    bundle: &ir::Bundle,
+    path: &Path,
+) -> Result<(), String> {
+    let part = path.with_extension(format!("{}.part", writer.extension()));
+    let mut sink = writer.create(&part, bundle.contract())?;
+    for seed in 1..=group.records as u64 {
+        sink.write(&group.family.record(group.shape, seed))?;
+    }
+    sink.finish()?;
+    std::fs::rename(&part, path).map_err(|e| format!("cannot rename {}: {e}", part.display()))
+}
+
+/// Runs one cell and fills its row: time, memory and the results' digest,
+/// or why it failed. The results are deleted, or moved to `keep`.
+fn run_cell(plan: &Plan, cell: &Cell<'_>, work: &Path, row: Row, keep: Option<&Path>) -> Row {
+    let output = work.join("results.ndjson");
+    let errors = work.join("stderr.txt");
+    let measured = std::fs::File::create(&errors)
+        .map_err(|e| format!("cannot create {}: {e}", errors.display()))
+        .and_then(|stderr| {
+            let mut command = plan.mode.command(plan, cell, &output);
+            command.stdin(Stdio::null()).stdout(Stdio::null()).stderr(stderr);
+            child::run(&mut command)
+        });
+    let row = match measured {
+        Ok(measured) if measured.status.success() => match check::digest(&output) {
+            Ok((_, lines)) if lines != row.records => {
+                let why = format!("{lines} results for {} records", row.records);
+                row.failed(why)
+            }
+            Ok((sha256, _)) => row.measured(&measured, sha256),
+            Err(e) => row.failed(e),
+        },
+        Ok(measured) => row.failed(format!("{}: {}", measured.status, last_line(&errors))),
+        Err(e) => row.failed(e),
+    };
+    match keep {
+        Some(path) if row.failed.is_none() => {
+            if let Err(e) = std::fs::rename(&output, path) {
+                return row.failed(format!("cannot keep {}: {e}", output.display()));
+            }
+        }
+        _ => {
+            let _ = std::fs::remove_file(&output);
+        }
+    }
+    row
+}
+
+/// The last line a child wrote to its stderr file.
+pub(crate) fn last_line(path: &Path) -> String {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    text.lines().rfind(|l| !l.trim().is_empty()).unwrap_or("no message").trim().to_string()
+}

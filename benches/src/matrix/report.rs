@@ -1,0 +1,230 @@
+//! The batch matrix's rows, and its report: a markdown table, or JSON.
+
+use std::fmt::Write;
+
+use serde::Serialize;
+
+use super::Plan;
+use super::check::{self, Results, Verdict};
+use super::child::Measured;
+use crate::machine::Machine;
+
+/// One cell: an engine on one format, contract, shape and count.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Row {
+    /// `rulec`, or `duckdb` (the peer).
+    pub engine: &'static str,
+    pub format: String,
+    /// `reference`, or the generated contract's number of rules.
+    pub contract: String,
+    pub shape: &'static str,
+    pub records: usize,
+    /// The input file's size.
+    pub input_bytes: Option<u64>,
+    pub wall_s: Option<f64>,
+    pub records_per_s: Option<f64>,
+    /// Input MiB per second of wall time.
+    pub mib_per_s: Option<f64>,
+    /// The child process's peak resident set.
+    pub peak_rss_mib: Option<f64>,
+    /// The NDJSON results' SHA-256 (rulec's rows).
+    pub results_sha256: Option<String>,
+    /// rulec's records/s over the peer's, on the same file (the peer's rows).
+    pub rulec_over_duckdb: Option<f64>,
+    /// Whether the peer's results say what rulec's do, record for record.
+    pub agrees_with_rulec: Option<bool>,
+    /// Why the cell did not run.
+    pub skipped: Option<String>,
+    /// Why it did not finish.
+    pub failed: Option<String>,
+}
+
+impl Row {
+    pub fn new(format: &str, contract: &str, shape: &'static str, records: usize) -> Row {
+        Row {
+            engine: "rulec",
+            format: format.to_string(),
+            contract: contract.to_string(),
+            shape,
+            records,
+            input_bytes: None,
+            wall_s: None,
+            records_per_s: None,
+            mib_per_s: None,
+            peak_rss_mib: None,
+            results_sha256: None,
+            rulec_over_duckdb: None,
+            agrees_with_rulec: None,
+            skipped: None,
+            failed: None,
+        }
+    }
+
+    pub fn skipped(self, why: &str) -> Row {
+        Row { skipped: Some(why.to_string()), ..self }
+    }
+
+    pub fn failed(self, why: String) -> Row {
+        Row { failed: Some(why), ..self }
+    }
+
+    pub fn with_input(self, bytes: u64) -> Row {
+        Row { input_bytes: Some(bytes), ..self }
+    }
+
+    /// The row with a run's numbers.
+    pub fn measured(self, measured: &Measured, sha256: String) -> Row {
+        let seconds = measured.wall.as_secs_f64().max(1e-9);
+        Row {
+            wall_s: Some(seconds),
+            records_per_s: Some(self.records as f64 / seconds),
+            mib_per_s: self.input_bytes.map(|b| b as f64 / (1024.0 * 1024.0) / seconds),
+            peak_rss_mib: Some(measured.peak_rss_bytes as f64 / (1024.0 * 1024.0)),
+            results_sha256: Some(sha256),
+            ..self
+        }
+    }
+
+    /// What must agree across formats.
+    fn cell(&self) -> String {
+        format!("contract {} × {} × {}", self.contract, self.shape, self.records)
+    }
+}
+
+/// Every row of a run, the cross-format check and notes.
+#[derive(Clone, Debug, Serialize)]
+pub struct Matrix {
+    pub machine: Machine,
+    pub mode: &'static str,
+    pub threads: usize,
+    pub rows: Vec<Row>,
+    pub cross_format: Verdict,
+    /// Sentences about what could not run (the DuckDB peer).
+    pub notes: Vec<String>,
+}
+
+impl Matrix {
+    pub fn new(plan: &Plan) -> Matrix {
+        Matrix {
+            machine: Machine::detect(),
+            mode: plan.mode.name(),
+            threads: plan.threads,
+            rows: Vec::new(),
+            cross_format: Verdict::default(),
+            notes: Vec::new(),
+        }
+    }
+
+    /// Runs the cross-format check, and sets each peer row's ratio.
+    pub fn check(&mut self) {
+        let cells: Vec<String> = self.rows.iter().map(Row::cell).collect();
+        let results: Vec<Results<'_>> = self
+            .rows
+            .iter()
+            .zip(&cells)
+            .filter(|(row, _)| row.engine == "rulec")
+            .filter_map(|(row, cell)| {
+                row.results_sha256.as_deref().map(|sha256| Results {
+                    format: &row.format,
+                    cell: cell.clone(),
+                    sha256,
+                })
+            })
+            .collect();
+        self.cross_format = check::check(&results);
+        let ratios: Vec<Option<f64>> = self.rows.iter().map(|peer| self.ratio(peer)).collect();
+        for (row, ratio) in self.rows.iter_mut().zip(ratios) {
+            row.rulec_over_duckdb = ratio;
+        }
+    }
+
+    /// rulec's records/s over `peer`'s on the same cell.
+    fn ratio(&self, peer: &Row) -> Option<f64> {
+        if peer.engine != "duckdb" {
+            return None;
+        }
+        let rulec = self
+            .rows
+            .iter()
+            .find(|r| r.engine == "rulec" && r.format == peer.format && r.cell() == peer.cell())?;
+        Some(rulec.records_per_s? / peer.records_per_s?)
+    }
+
+    /// Whether every cell that ran finished, and the formats agree.
+    pub fn passed(&self) -> bool {
+        self.cross_format.mismatches.is_empty() && self.rows.iter().all(|r| r.failed.is_none())
+    }
+
+    /// The markdown report: the machine, the table, the check and notes.
+    pub fn markdown(&self) -> String {
+        let m = &self.machine;
+        let mut out = format!(
+            "machine: {} ({} cores), {}, commit {}\nmode: {}, {} threads; wall time of each `rulec eval --input` process (start, contract load, evaluation, results written); peak RSS its own\n\n",
+            m.cpu, m.cores, m.rustc, m.commit, self.mode, self.threads
+        );
+        out.push_str("| engine | format | contract | shape | records | B/record | wall s | records/s | MiB/s | peak RSS MiB | note |\n");
+        out.push_str("| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n");
+        for row in &self.rows {
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                row.engine,
+                row.format,
+                row.contract,
+                row.shape,
+                row.records,
+                number(row.input_bytes.map(|b| b as f64 / row.records.max(1) as f64), 0),
+                number(row.wall_s, 2),
+                number(row.records_per_s, 0),
+                number(row.mib_per_s, 1),
+                number(row.peak_rss_mib, 1),
+                note(row),
+            );
+        }
+        out.push('\n');
+        match (&self.cross_format.mismatches[..], self.cross_format.compared) {
+            ([], 0) => out.push_str("cross-format check: nothing to compare (one format ran)\n"),
+            ([], n) => {
+                let _ =
+                    writeln!(out, "cross-format check: ok, every format gave the same results ({n} cells)");
+            }
+            (mismatches, _) => {
+                for mismatch in mismatches {
+                    let _ = writeln!(out, "cross-format check FAILED: {mismatch}");
+                }
+            }
+        }
+        for row in self.rows.iter().filter(|r| r.rulec_over_duckdb.is_some()) {
+            let _ = writeln!(
+                out,
+                "rulec/duckdb ({} × {} × {}, Arrow): {:.2}x the records/s",
+                row.contract,
+                row.shape,
+                row.records,
+                row.rulec_over_duckdb.unwrap_or_default()
+            );
+        }
+        for line in &self.notes {
+            let _ = writeln!(out, "{line}");
+        }
+        out
+    }
+}
+
+fn number(value: Option<f64>, places: usize) -> String {
+    value.map_or_else(|| "-".to_string(), |v| format!("{v:.places$}"))
+}
+
+fn note(row: &Row) -> String {
+    if let Some(why) = &row.skipped {
+        return format!("skipped: {why}");
+    }
+    if let Some(why) = &row.failed {
+        return format!("FAILED: {}", why.replace('|', "\\|"));
+    }
+    let agrees = if row.agrees_with_rulec == Some(true) { ", same results as rulec" } else { "" };
+    match row.rulec_over_duckdb {
+        Some(ratio) => format!("rulec/duckdb {ratio:.2}x{agrees}"),
+        None => agrees.trim_start_matches(", ").to_string(),
+    }
+}
