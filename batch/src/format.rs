@@ -10,15 +10,18 @@ pub enum InputFormat {
     Ndjson,
     /// Arrow IPC, file or stream format (`.arrow`, `.arrows`).
     Arrow,
+    /// Length-delimited Protobuf messages of one type (`.pb`).
+    Protobuf,
 }
 
 impl InputFormat {
-    pub const ALL: [InputFormat; 2] = [InputFormat::Ndjson, InputFormat::Arrow];
+    pub const ALL: [InputFormat; 3] = [InputFormat::Ndjson, InputFormat::Arrow, InputFormat::Protobuf];
 
     pub fn name(self) -> &'static str {
         match self {
             InputFormat::Ndjson => "ndjson",
             InputFormat::Arrow => "arrow",
+            InputFormat::Protobuf => "protobuf",
         }
     }
 
@@ -26,6 +29,7 @@ impl InputFormat {
     pub fn of_path(path: &Path) -> InputFormat {
         match extension(path).as_deref() {
             Some("arrow" | "arrows") => InputFormat::Arrow,
+            Some("pb") => InputFormat::Protobuf,
             _ => InputFormat::Ndjson,
         }
     }

@@ -16,6 +16,8 @@ pub enum InputFormat {
     Ndjson,
     /// Apache Arrow IPC, file or stream format (`.arrow`, `.arrows`).
     Arrow,
+    /// Length-delimited Protobuf messages (`.pb`), of the type `--proto` and `--message` name.
+    Protobuf,
 }
 
 /// How results are written (`--output-format`).
@@ -31,6 +33,9 @@ pub enum OutputFormat {
 pub struct Settings {
     pub input: PathBuf,
     pub input_format: Option<InputFormat>,
+    /// Protobuf input: the schema (`.proto` or a descriptor set) and the message's name.
+    pub proto: Option<PathBuf>,
+    pub message: Option<String>,
     pub output: Option<PathBuf>,
     pub output_format: Option<OutputFormat>,
     pub channel: Option<String>,
@@ -49,6 +54,7 @@ pub fn run(loaded: &Loaded, settings: &Settings) -> Outcome {
     let input_format = match settings.input_format {
         Some(InputFormat::Ndjson) => batch::InputFormat::Ndjson,
         Some(InputFormat::Arrow) => batch::InputFormat::Arrow,
+        Some(InputFormat::Protobuf) => batch::InputFormat::Protobuf,
         None => batch::InputFormat::of_path(&settings.input),
     };
     let output_format = match settings.output_format {
@@ -67,7 +73,7 @@ pub fn run(loaded: &Loaded, settings: &Settings) -> Outcome {
         output: output_format,
     };
     batch::job::channel_context(contract, settings.channel.as_deref()).map_err(Failure::Usage)?;
-    let mut source = batch::source::open(&settings.input, input_format).map_err(Failure::Usage)?;
+    let mut source = open_source(settings, input_format)?;
     let job =
         batch::Job::new(contract.clone(), &job_settings, source.schema().as_ref()).map_err(Failure::Usage)?;
     let writer =
@@ -80,6 +86,31 @@ pub fn run(loaded: &Loaded, settings: &Settings) -> Outcome {
     progress.finish();
     let summary = summary.map_err(Failure::Usage)?;
     if summary.failed == 0 { Ok(()) } else { Err(Failure::Reported) }
+}
+
+/// The input as a source: Protobuf with its schema, any other format by
+/// itself (`--proto` and `--message` only go with Protobuf).
+fn open_source(
+    settings: &Settings,
+    format: batch::InputFormat,
+) -> Result<Box<dyn batch::source::Source>, Failure> {
+    if format != batch::InputFormat::Protobuf {
+        if settings.proto.is_some() || settings.message.is_some() {
+            return Err(Failure::Usage(format!(
+                "--proto and --message are for Protobuf input (`.pb`, or --input-format protobuf); {} is read as {}",
+                settings.input.display(),
+                format.name()
+            )));
+        }
+        return batch::source::open(&settings.input, format).map_err(Failure::Usage);
+    }
+    let schema = settings.proto.as_deref().ok_or_else(|| {
+        Failure::Usage("Protobuf input needs its schema: --proto FILE (.proto or a descriptor set)".into())
+    })?;
+    let message = batch::source::protobuf::load_schema(schema, settings.message.as_deref())
+        .map_err(|e| Failure::Usage(format!("--proto: {e}")))?;
+    let reader = batch::source::ProtobufReader::open(&settings.input, message).map_err(Failure::Usage)?;
+    Ok(Box::new(reader))
 }
 
 fn split_list(text: &str) -> Vec<String> {

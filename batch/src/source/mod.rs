@@ -11,9 +11,11 @@ use crate::format::InputFormat;
 
 mod arrow;
 pub mod ndjson;
+pub mod protobuf;
 
 pub use arrow::ArrowFile;
 pub use ndjson::NdjsonReader;
+pub use protobuf::ProtobufReader;
 
 /// Rows per Arrow chunk: larger batches are cut (without copying).
 pub const CHUNK_ROWS: usize = 16 * 1024;
@@ -39,10 +41,14 @@ pub trait Source: Send {
     }
 }
 
-/// Opens `path` as `format`.
+/// Opens `path` as `format` (Protobuf, which needs a schema, is opened
+/// with [`ProtobufReader::open`]).
 pub fn open(path: &Path, format: InputFormat) -> Result<Box<dyn Source>, String> {
     Ok(match format {
         InputFormat::Ndjson => Box::new(NdjsonReader::open(path)?),
         InputFormat::Arrow => Box::new(ArrowFile::open(path)?),
+        InputFormat::Protobuf => {
+            return Err(format!("{}: Protobuf input needs its schema (--proto FILE)", path.display()));
+        }
     })
 }

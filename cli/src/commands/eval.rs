@@ -28,7 +28,8 @@ pub enum EngineChoice {
     cat requests.ndjson | rulec eval transfer.bundle.json --engine interp\n  \
     rulec eval transfer.yaml --request req.json --explain\n  \
     rulec eval transfer.yaml --input records.ndjson --channel batch --output results.ndjson\n  \
-    rulec eval transfer.yaml --input records.arrow --channel batch --fields decision --keep id --output decisions.arrow")]
+    rulec eval transfer.yaml --input records.arrow --channel batch --fields decision --keep id --output decisions.arrow\n  \
+    rulec eval transfer.yaml --input records.pb --proto transfer.proto --message acme.Transfer --channel batch")]
 pub struct Args {
     /// A contract (`.yaml`), a bundle (`.bundle.json`) or a folder of either.
     target: PathBuf,
@@ -40,7 +41,7 @@ pub struct Args {
     /// Explain each decision: rules applied and fired, conditions and lets.
     #[arg(long, conflicts_with = "input")]
     explain: bool,
-    /// Batch mode: bare input records: NDJSON, or Arrow IPC (`.arrow`, `.arrows`).
+    /// Batch mode: bare input records: NDJSON, Arrow IPC (`.arrow`, `.arrows`) or Protobuf (`.pb`).
     #[arg(long, value_name = "FILE")]
     input: Option<PathBuf>,
     /// Batch mode: the output format (by extension when not given: `.arrow` and `.arrows` are Arrow IPC).
@@ -61,9 +62,15 @@ pub struct Args {
     /// Batch mode: worker threads (default: the number of cores).
     #[arg(long, requires = "input", conflicts_with = "request")]
     threads: Option<usize>,
-    /// Batch mode: the input format (by extension when not given: `.arrow` and `.arrows` are Arrow IPC).
+    /// Batch mode: the input format (by extension when not given: `.arrow` and `.arrows` are Arrow IPC, `.pb` Protobuf).
     #[arg(long, value_enum, requires = "input", conflicts_with = "request")]
     input_format: Option<batch::InputFormat>,
+    /// Protobuf input: the schema, a `.proto` file (its folder is the include path) or a descriptor set (`.desc`, `.binpb`).
+    #[arg(long, value_name = "FILE", requires = "input", conflicts_with = "request")]
+    proto: Option<PathBuf>,
+    /// Protobuf input: the fully qualified message name (default: the schema's one top-level message).
+    #[arg(long, value_name = "NAME", requires = "input", conflicts_with = "request")]
+    message: Option<String>,
     /// Stop an evaluation that runs longer than this (its line says
     /// `{"error":{"kind":"timeout",...}}`); default: no limit.
     #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u64).range(1..))]
@@ -78,6 +85,8 @@ pub fn run(args: Args) -> Outcome {
         let settings = batch::Settings {
             input: input.clone(),
             input_format: args.input_format,
+            proto: args.proto.clone(),
+            message: args.message.clone(),
             output: args.output.clone(),
             output_format: args.output_format,
             channel: args.channel.clone(),
