@@ -322,13 +322,14 @@ fn bad_schemas_and_flags_are_clear_errors() {
 /// compared with the same inputs' as NDJSON, channel by channel.
 #[test]
 fn every_contract_gives_the_ndjson_results_from_protobuf() {
-    let mut cases: Vec<(String, PathBuf, PathBuf)> = Vec::new();
+    type Records = Vec<(Option<String>, String)>;
+    let mut cases: Vec<(String, PathBuf, Records)> = Vec::new();
     let conformance = root().join("conformance/cases");
     for entry in std::fs::read_dir(&conformance).expect("cases") {
         let dir = entry.expect("entry").path();
         if dir.join("requests.ndjson").exists() {
             let name = dir.file_name().unwrap().to_string_lossy().into_owned();
-            cases.push((name, dir.join("contract.yaml"), dir.join("requests.ndjson")));
+            cases.push((name, dir.join("contract.yaml"), requests(&dir.join("requests.ndjson"))));
         }
     }
     for name in ["acme.access.documents", "acme.payments.transfer", "shop.orders.check"] {
@@ -336,12 +337,20 @@ fn every_contract_gives_the_ndjson_results_from_protobuf() {
         cases.push((
             name.into(),
             root.join(format!("examples/contracts/{name}.yaml")),
-            root.join(format!("examples/requests/{name}.ndjson")),
+            requests(&root.join(format!("examples/requests/{name}.ndjson"))),
         ));
     }
+    // The bare records the Arrow tests use, from the batch channel.
+    let records = std::fs::read_to_string(root().join("cli/tests/data/records.ndjson")).expect("records");
+    let records = records.lines().filter(|l| !l.trim().is_empty());
+    cases.push((
+        "batch records".into(),
+        root().join("examples/contracts/acme.payments.transfer.yaml"),
+        records.map(|r| (Some("batch".to_string()), r.to_string())).collect(),
+    ));
     cases.sort();
     let (mut compared, mut contracts, mut left_out) = (0, 0, Vec::new());
-    for (name, contract, requests_file) in &cases {
+    for (name, contract, records) in &cases {
         let source = std::fs::read_to_string(contract).expect("contract");
         let Ok(bundle) = frontend::compile(&source) else { continue };
         if source.contains("now()") {
@@ -362,7 +371,7 @@ fn every_contract_gives_the_ndjson_results_from_protobuf() {
         let types = &bundle.contract().types;
         let mut by_channel: Vec<(Option<String>, Vec<String>, Vec<u8>)> = Vec::new();
         let mut skipped = 0;
-        for (channel, input) in requests(requests_file) {
+        for (channel, input) in records.iter().cloned() {
             let encoded =
                 proto_json(types, bundle.contract().input, &input).and_then(|j| message(&descriptor, &j));
             let Some(encoded) = encoded else {
