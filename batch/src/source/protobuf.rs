@@ -327,6 +327,17 @@ mod tests {
         syntax = "proto3";
         package t;
         import "google/protobuf/timestamp.proto";
+        import "google/protobuf/duration.proto";
+        import "google/protobuf/wrappers.proto";
+        message Odd {
+          google.protobuf.Duration wait = 1;
+          google.protobuf.Int64Value limit = 2;
+          bytes blob = 3;
+          optional double ratio = 4;
+          Order.Kind kind = 5;
+          map<int32, bool> flags = 6;
+          oneof choice { string text = 7; int32 number = 8; }
+        }
         message Item { string sku = 1; int64 qty = 2; }
         message Order {
           enum Kind { STANDARD = 0; EXPRESS = 1; }
@@ -342,11 +353,15 @@ mod tests {
     "#;
 
     fn order() -> MessageDescriptor {
+        message_named("t.Order")
+    }
+
+    fn message_named(name: &str) -> MessageDescriptor {
         let dir = std::env::temp_dir().join(format!("rulec-protobuf-unit-{}", std::process::id()));
         std::fs::create_dir_all(&dir).expect("dir");
         let path = dir.join("order.proto");
         std::fs::write(&path, SCHEMA).expect("write");
-        load_schema(&path, Some("t.Order")).expect("compiles")
+        load_schema(&path, Some(name)).expect("compiles")
     }
 
     fn delimited(messages: &[&str], descriptor: &MessageDescriptor) -> Vec<u8> {
@@ -390,6 +405,27 @@ mod tests {
                 "\n"
             )
         );
+    }
+
+    /// Each case: a message as proto JSON, and the line it becomes.
+    #[test]
+    fn well_known_types_and_odd_values_map_as_documented() {
+        let odd = message_named("t.Odd");
+        let cases = [
+            (r#"{}"#, r#"{"blob":"","kind":"STANDARD","flags":{}}"#),
+            (
+                r#"{"wait":"-1.5s","limit":"7","blob":"AAH/","ratio":"NaN","kind":7,"flags":{"3":true},"text":"x"}"#,
+                r#"{"wait":"-1.500s","limit":7,"blob":"AAH/","ratio":"NaN","kind":7,"flags":{"3":true},"text":"x"}"#,
+            ),
+            (
+                r#"{"wait":"5400s","ratio":0.1,"number":0}"#,
+                r#"{"wait":"5400s","blob":"","ratio":0.1,"kind":"STANDARD","flags":{},"number":0}"#,
+            ),
+        ];
+        for (json, expected) in cases {
+            let got = lines(delimited(&[json], &odd), odd.clone()).expect("reads");
+            assert_eq!(got, format!("{expected}\n"), "{json}");
+        }
     }
 
     #[test]
