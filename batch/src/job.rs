@@ -36,6 +36,11 @@ pub struct Settings {
     /// Input fields copied into each result (top-level, by name).
     pub keep: Vec<String>,
     pub output: OutputFormat,
+    /// How long each record's evaluation may run (`None`: the engine's
+    /// limit, if it has one). A record past it gets its `timeout` error
+    /// and the run goes on. With a limit, native code runs record by
+    /// record rather than a window per call.
+    pub limit: Option<runtime::budget::Limit>,
 }
 
 /// One contract's batch evaluation, shared by the workers.
@@ -70,7 +75,10 @@ impl Job {
         settings: &Settings,
         input: Option<&SchemaRef>,
     ) -> Result<Job, String> {
-        let context = channel_context(&contract, settings.channel.as_deref())?;
+        let mut context = channel_context(&contract, settings.channel.as_deref())?;
+        if settings.limit.is_some() {
+            context.limit = settings.limit;
+        }
         let plan = input.map(|schema| ColumnPlan::new(&contract, schema)).transpose()?;
         let mut kept_fields = Vec::new();
         let mut kept_columns = Vec::new();
@@ -109,8 +117,37 @@ impl Job {
         &self.schema
     }
 
+    /// The format of the results.
+    pub fn output_format(&self) -> OutputFormat {
+        self.output
+    }
+
     pub fn contract(&self) -> &Arc<Contract> {
         &self.contract
+    }
+
+    /// The results of a run that stopped before its end (a damaged input,
+    /// a body cut off): one NDJSON line `{"error":{"kind":...,"message":...}}`,
+    /// or one Arrow row whose `error` says it (every other column null),
+    /// so a reader of the results sees why they end there.
+    pub fn stopped(&self, kind: &str, message: &str) -> Result<Output, String> {
+        match self.output {
+            OutputFormat::Ndjson => {
+                let line = serde_json::json!({ "error": { "kind": kind, "message": message } });
+                let mut out = serde_json::to_vec(&line).map_err(|e| e.to_string())?;
+                out.push(b'\n');
+                Ok(Output::Lines(out))
+            }
+            OutputFormat::Arrow => {
+                let mut rows = ArrowRows::new(self.contract.ir(), self.parts, 1);
+                rows.stopped(kind, message);
+                let kept = self.schema.fields()[..self.keep.len()]
+                    .iter()
+                    .map(|field| arrow_array::new_null_array(field.data_type(), 1))
+                    .collect();
+                Ok(Output::Batch(rows.finish(&self.schema, kept)?))
+            }
+        }
     }
 
     /// Evaluates one chunk.
@@ -326,4 +363,43 @@ fn split_lines(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
         start = end + 1;
         Some(line)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const NO_EFFECTS: &str = "contract: t.no_effects\nversion: 1.0.0\ninput:\n  amount: int\nrules:\n  - id: big\n    when: amount > 10\n    deny: \"big\"\n";
+
+    fn job(output: OutputFormat) -> Job {
+        let engine = runtime::Engine::builder().jit(runtime::Jit::Off).build();
+        let contract = engine.load(frontend::compile(NO_EFFECTS).expect("compiles")).expect("loads");
+        let settings = Settings { channel: None, parts: Parts::ALL, keep: Vec::new(), output, limit: None };
+        Job::new(contract, &settings, None).expect("a job")
+    }
+
+    #[test]
+    fn a_contract_without_effects_has_arrow_results() {
+        let evaluated =
+            job(OutputFormat::Arrow).evaluate(&Chunk::Lines(b"{\"amount\":1}\n{\"amount\":20}\n".to_vec()));
+        let Ok(Evaluated { output: Output::Batch(batch), records: 2, failed: 0 }) = evaluated else {
+            panic!("two results: {evaluated:?}");
+        };
+        assert_eq!(batch.num_rows(), 2);
+        assert_eq!(batch.column_by_name("effects").map(|c| c.len()), Some(2));
+    }
+
+    #[test]
+    fn a_stopped_run_ends_with_one_error() {
+        let Ok(Output::Lines(line)) = job(OutputFormat::Ndjson).stopped("bad_body", "cut off") else {
+            panic!("a line");
+        };
+        assert_eq!(line, b"{\"error\":{\"kind\":\"bad_body\",\"message\":\"cut off\"}}\n");
+        let Ok(Output::Batch(batch)) = job(OutputFormat::Arrow).stopped("bad_body", "cut off") else {
+            panic!("a row");
+        };
+        assert_eq!(batch.num_rows(), 1);
+        let row = crate::json_rows::record_json(batch.schema().fields(), batch.columns(), 0);
+        assert_eq!(row, r#"{"error":{"kind":"bad_body","message":"cut off"}}"#);
+    }
 }

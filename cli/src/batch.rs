@@ -71,6 +71,8 @@ pub fn run(loaded: &Loaded, settings: &Settings) -> Outcome {
         parts,
         keep: settings.keep.as_deref().map(split_list).unwrap_or_default(),
         output: output_format,
+        // The engine's --timeout-ms, if given, is the channel context's.
+        limit: None,
     };
     batch::job::channel_context(contract, settings.channel.as_deref()).map_err(Failure::Usage)?;
     let mut source = open_source(settings, input_format)?;

@@ -11,7 +11,7 @@
 
 use std::convert::Infallible;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant, SystemTime};
 
 use bytes::Bytes;
@@ -74,12 +74,14 @@ pub struct App {
     pub metrics: Metrics,
     /// Set when shutdown begins: `/readyz` answers 503.
     pub draining: AtomicBool,
+    /// Batches of bare records running (at most `max_batches`).
+    pub batches: AtomicUsize,
 }
 
 /// What the access log records about a request.
 #[derive(Debug, Default)]
-struct Logged {
-    contract: Option<String>,
+pub(crate) struct Logged {
+    pub(crate) contract: Option<String>,
     revision: Option<u64>,
     decision: Option<&'static str>,
 }
@@ -175,8 +177,18 @@ fn authorized(app: &App, request: &Request<Incoming>) -> bool {
     given.len() == token.len() && bool::from(given.ct_eq(token.as_bytes()))
 }
 
-/// `POST /evaluations`: JSON, or NDJSON streamed both ways.
+/// `POST /evaluations`: JSON, NDJSON requests streamed both ways, or a
+/// batch of bare records ([`crate::records`]).
 async fn evaluations(app: &Arc<App>, request: Request<Incoming>, logged: &mut Logged) -> Response<Body> {
+    if let Some(input) = crate::records::input_format(&request) {
+        let set = app.rules.current();
+        logged.revision = Some(set.revision);
+        let mut response = crate::records::respond(app, &set, request, input, logged).await;
+        if let Ok(revision) = HeaderValue::from_str(&set.revision.to_string()) {
+            response.headers_mut().insert(REVISION_HEADER, revision);
+        }
+        return response;
+    }
     let ndjson = request
         .headers()
         .get(header::CONTENT_TYPE)
@@ -335,6 +347,7 @@ fn metrics(app: &App) -> Response<Body> {
         failed_reloads: app.rules.failed_reloads.load(Ordering::Relaxed),
         queue_depth: app.pool.queue_depth(),
         workers_busy: app.pool.busy(),
+        batches_running: app.batches.load(Ordering::Relaxed),
         engines: set.contracts.iter().map(|c| (c.name(), engine_of(c))).collect(),
     };
     let mut response = Response::new(Full::new(Bytes::from(app.metrics.render(&snapshot))).boxed());
@@ -351,7 +364,7 @@ fn rfc3339(at: SystemTime) -> String {
     ir::time::format_timestamp(nanos)
 }
 
-fn json(status: StatusCode, body: Vec<u8>) -> Response<Body> {
+pub(crate) fn json(status: StatusCode, body: Vec<u8>) -> Response<Body> {
     let mut response = Response::new(Full::new(Bytes::from(body)).boxed());
     *response.status_mut() = status;
     response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));

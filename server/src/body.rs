@@ -37,19 +37,28 @@ impl BodyError {
 
     /// `{"error":{"kind":...,"message":...}}` saying what went wrong.
     pub fn to_json(&self) -> Vec<u8> {
+        error_json(self.kind(), &self.message())
+    }
+
+    /// The error's `kind`.
+    pub fn kind(&self) -> &'static str {
         match self {
-            BodyError::TooSlow(pace) => error_json(
-                "body_timeout",
-                &format!(
-                    "the body arrived too slowly: at least {} bytes are needed every {} ms",
-                    pace.bytes_per_window(),
-                    pace.window.as_millis()
-                ),
+            BodyError::TooSlow(_) => "body_timeout",
+            BodyError::TooLarge { .. } => "payload_too_large",
+            BodyError::Broken(_) => "bad_body",
+        }
+    }
+
+    /// What went wrong, for people.
+    pub fn message(&self) -> String {
+        match self {
+            BodyError::TooSlow(pace) => format!(
+                "the body arrived too slowly: at least {} bytes are needed every {} ms",
+                pace.bytes_per_window(),
+                pace.window.as_millis()
             ),
-            BodyError::TooLarge { limit } => {
-                error_json("payload_too_large", &format!("the body is over the limit of {limit} bytes"))
-            }
-            BodyError::Broken(why) => error_json("bad_body", &format!("the body could not be read: {why}")),
+            BodyError::TooLarge { limit } => format!("the body is over the limit of {limit} bytes"),
+            BodyError::Broken(why) => format!("the body could not be read: {why}"),
         }
     }
 }

@@ -30,6 +30,12 @@ pub struct Config {
     pub evaluation_timeout: Duration,
     /// The largest request body, in bytes (`--max-body`), JSON or NDJSON.
     pub max_body: usize,
+    /// The largest batch body, in bytes (`--max-batch-body`): bare
+    /// records, Arrow or NDJSON, streamed (never held whole).
+    pub max_batch_body: usize,
+    /// Batch requests served at once (`--max-batches`); one more is
+    /// answered 503.
+    pub max_batches: usize,
     /// The longest NDJSON line, in bytes (`--max-line`): a longer line is
     /// answered with an error line and skipped, never buffered whole.
     pub max_line: usize,
@@ -56,6 +62,8 @@ impl Config {
             queue: cores * 256,
             evaluation_timeout: Duration::from_millis(1000),
             max_body: 1 << 20,
+            max_batch_body: 1 << 30,
+            max_batches: cores,
             max_line: 1 << 20,
             header_timeout: Duration::from_secs(10),
             body_pace: BodyPace::default(),

@@ -6,7 +6,9 @@
 //! - [`pool`]: the bounded evaluation pool (evaluations never run on the
 //!   async threads); [`evaluate`]: what a worker does with a body;
 //! - [`api`]: routing, auth, endpoints; [`body`]: reading a body within
-//!   its size limit and its pace; [`ndjson`]: NDJSON streamed both ways;
+//!   its size limit and its pace; [`ndjson`]: NDJSON requests streamed
+//!   both ways; [`records`]: batches of bare records over HTTP (the
+//!   `batch` crate on the pool), through [`pipe`]'s bounded channels;
 //!   [`http`]: connections, header timeout, graceful shutdown;
 //!   [`metrics`]: `/metrics`;
 //! - [`start`] runs a server on a tokio runtime and returns a handle (the
@@ -20,13 +22,15 @@ pub mod evaluate;
 pub mod http;
 pub mod metrics;
 pub mod ndjson;
+pub mod pipe;
 pub mod pool;
+pub mod records;
 pub mod rules;
 pub mod watch;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use tokio::net::TcpListener;
 use tokio::sync::watch as signal_watch;
@@ -87,6 +91,7 @@ pub async fn start(config: Config) -> Result<Running, String> {
         pool,
         metrics: metrics::Metrics::default(),
         draining: AtomicBool::new(false),
+        batches: AtomicUsize::new(0),
     });
     let (stop, stopped) = signal_watch::channel(false);
     let served = tokio::spawn(http::serve(listener, app.clone(), stopped));

@@ -6,6 +6,11 @@
 //! - `rulec_decisions_total{contract,decision}`: evaluation outcomes;
 //! - `rulec_reloads_total`, `rulec_reload_failures_total`;
 //! - `rulec_queue_depth`, `rulec_workers_busy`: the evaluation pool now;
+//! - `rulec_batch_records_total`, `rulec_batch_failed_records_total`:
+//!   bare records answered by batches, and those of them not evaluated
+//!   (invalid input, out of time); `rulec_batch_seconds_total`: the time
+//!   batches took, start to end (records per second is the ratio of the
+//!   two counters' rates); `rulec_batches_running`: batches now;
 //! - `rulec_contract_engine{contract,engine}`: 1 for the engine each served
 //!   contract runs on; `rulec_revision`: the rule set serving.
 
@@ -32,6 +37,9 @@ pub struct Metrics {
     /// `(contract, decision)` to count; a lock per evaluated request is
     /// cheap next to the evaluation.
     decisions: Mutex<BTreeMap<(String, &'static str), u64>>,
+    batch_records: AtomicU64,
+    batch_failed: AtomicU64,
+    batch_us: AtomicU64,
 }
 
 /// What the exposition needs besides the counters.
@@ -42,6 +50,7 @@ pub struct Snapshot<'a> {
     pub failed_reloads: u64,
     pub queue_depth: usize,
     pub workers_busy: usize,
+    pub batches_running: usize,
     /// `(contract, engine)`.
     pub engines: Vec<(&'a str, &'static str)>,
 }
@@ -71,6 +80,17 @@ impl Metrics {
                 }
             }
         }
+    }
+
+    /// Counts a batch chunk's records, `failed` of them not evaluated.
+    pub fn batch_records(&self, records: usize, failed: usize) {
+        self.batch_records.fetch_add(records as u64, Ordering::Relaxed);
+        self.batch_failed.fetch_add(failed as u64, Ordering::Relaxed);
+    }
+
+    /// Counts the time a batch took.
+    pub fn batch_time(&self, took: Duration) {
+        self.batch_us.fetch_add(took.as_micros() as u64, Ordering::Relaxed);
     }
 
     /// The Prometheus text exposition.
@@ -106,7 +126,25 @@ impl Metrics {
                 );
             }
         }
-        let gauges: [(&str, &str, &str, u64); 5] = [
+        let gauges: [(&str, &str, &str, u64); 8] = [
+            (
+                "rulec_batch_records_total",
+                "counter",
+                "Bare records answered by batches.",
+                load(&self.batch_records),
+            ),
+            (
+                "rulec_batch_failed_records_total",
+                "counter",
+                "Batch records not evaluated (invalid input, out of time).",
+                load(&self.batch_failed),
+            ),
+            (
+                "rulec_batches_running",
+                "gauge",
+                "Batches of bare records running now.",
+                now.batches_running as u64,
+            ),
             ("rulec_reloads_total", "counter", "Rule set reloads that were swapped in.", now.reloads),
             (
                 "rulec_reload_failures_total",
@@ -121,6 +159,12 @@ impl Metrics {
         for (name, kind, help, value) in gauges {
             let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} {kind}\n{name} {value}");
         }
+        let seconds = load(&self.batch_us) as f64 / 1e6;
+        let _ = writeln!(
+            out,
+            "# HELP rulec_batch_seconds_total Time batches took, start to end.\n\
+             # TYPE rulec_batch_seconds_total counter\nrulec_batch_seconds_total {seconds}"
+        );
         out.push_str("# HELP rulec_contract_engine The engine each served contract runs on.\n# TYPE rulec_contract_engine gauge\n");
         for (contract, engine) in &now.engines {
             let _ = writeln!(

@@ -308,6 +308,12 @@ impl<'p> ArrowRows<'p> {
         self.error_nulls.append(true);
     }
 
+    /// A row that says why the results stop there (see
+    /// [`Job::stopped`](crate::Job::stopped)).
+    pub fn stopped(&mut self, kind: &str, message: &str) {
+        self.not_evaluated(kind, Some(message), false);
+    }
+
     /// Ends the row's result parts (`present`: the record was evaluated).
     fn end_parts(&mut self, present: bool) {
         if self.parts.has(Parts::REASONS) {
@@ -331,6 +337,7 @@ impl<'p> ArrowRows<'p> {
     /// The chunk's batch: `kept` columns first, then the results.
     pub fn finish(mut self, schema: &SchemaRef, kept: Vec<ArrayRef>) -> Result<RecordBatch, String> {
         let mut columns = kept;
+        let rows = self.decisions.len();
         let keys = Int8Array::from(std::mem::take(&mut self.decisions));
         let values = StringArray::from(vec![Verdict::Allow.name(), Verdict::Deny.name()]);
         let decision =
@@ -350,7 +357,11 @@ impl<'p> ArrowRows<'p> {
                 .map(|e| Field::new(&e.name, arrow_type(&self.contract.types, e.ty), true))
                 .collect();
             let children = self.effects.iter_mut().map(Column::finish).collect();
-            columns.push(Arc::new(StructArray::new(fields, children, self.effect_nulls.finish())));
+            // With the length given: a contract may declare no effects.
+            let effects =
+                StructArray::try_new_with_length(fields, children, self.effect_nulls.finish(), rows)
+                    .map_err(|e| format!("internal: effect columns: {e}"))?;
+            columns.push(Arc::new(effects));
         }
         if self.parts.has(Parts::ERRORS) {
             columns.push(self.errors.finish());

@@ -93,6 +93,18 @@ impl Writer {
         }
     }
 
+    /// Passes on what has been written so far (a stream read as it is
+    /// written: results sent over HTTP chunk by chunk).
+    pub fn flush(&mut self) -> Result<(), String> {
+        let io = |e: std::io::Error| format!("cannot write results: {e}");
+        let arrow = |e: arrow_schema::ArrowError| format!("cannot write results: {e}");
+        match &mut self.kind {
+            Kind::Lines(stream) => stream.flush().map_err(io),
+            Kind::ArrowFile(writer) => writer.flush().map_err(arrow),
+            Kind::ArrowStream(writer) => writer.flush().map_err(arrow),
+        }
+    }
+
     /// Flushes everything (and writes the Arrow file's footer).
     pub fn finish(self) -> Result<(), String> {
         let io = |e: std::io::Error| format!("cannot write results: {e}");

@@ -12,6 +12,7 @@ use std::path::Path;
 use arrow_array::RecordBatch;
 use arrow_schema::{ArrowError, SchemaRef};
 
+use super::framed::Framed;
 use super::{CHUNK_ROWS, Chunk, Source};
 use crate::contained::contained;
 
@@ -48,9 +49,16 @@ impl ArrowFile {
         })
     }
 
-    /// The stream format from any reader (an HTTP body), called `name`.
-    pub fn stream(input: impl Read + Send + 'static, name: String) -> Result<ArrowFile, String> {
+    /// The stream format from any reader (an HTTP body), called `name`,
+    /// whose messages may be at most `max_message` bytes (checked before
+    /// the reader sizes its buffers: see [`Framed`]).
+    pub fn stream(
+        input: impl Read + Send + 'static,
+        name: String,
+        max_message: u64,
+    ) -> Result<ArrowFile, String> {
         contained(&format!("{name}: not a readable Arrow IPC stream"), || {
+            let input = Framed::new(input, max_message);
             let reader =
                 arrow_ipc::reader::StreamReader::try_new(BufReader::with_capacity(1 << 20, input), None)
                     .map_err(|e| format!("{name} is not a readable Arrow IPC stream: {e}"))?;

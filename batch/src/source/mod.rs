@@ -10,6 +10,7 @@ use arrow_schema::SchemaRef;
 use crate::format::InputFormat;
 
 mod arrow;
+pub mod framed;
 pub mod ndjson;
 pub mod protobuf;
 

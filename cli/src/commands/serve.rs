@@ -11,7 +11,7 @@ use crate::{Failure, Outcome};
 /// Serve a folder of contracts over HTTP.
 #[derive(clap::Args, Debug)]
 #[command(
-    after_help = "The bearer token comes from RULEC_TOKEN or --token-file; without one the server refuses to start unless --no-auth is given.\nRULEC_EVALUATION_TIMEOUT_MS sets the per-evaluation timeout (default 1000).\nA request body must keep arriving: each --body-timeout seconds of waiting for it must bring at least --min-body-rate bytes a second, or the request is answered 408 and the connection closed (RULEC_BODY_TIMEOUT and RULEC_MIN_BODY_RATE set them too; the flags win).\nNDJSON bodies are streamed: lines are evaluated as they arrive and results sent as they are ready, so a client must read the answer while it sends.\n\nExamples:\n  RULEC_TOKEN=s3cret rulec serve --rules examples/contracts/\n  rulec serve --rules rules/ --addr 0.0.0.0:8080 --token-file /run/secrets/rulec --workers 4"
+    after_help = "The bearer token comes from RULEC_TOKEN or --token-file; without one the server refuses to start unless --no-auth is given.\nRULEC_EVALUATION_TIMEOUT_MS sets the per-evaluation timeout (default 1000).\nA request body must keep arriving: each --body-timeout seconds of waiting for it must bring at least --min-body-rate bytes a second, or the request is answered 408 and the connection closed (RULEC_BODY_TIMEOUT and RULEC_MIN_BODY_RATE set them too; the flags win).\nNDJSON bodies are streamed: lines are evaluated as they arrive and results sent as they are ready, so a client must read the answer while it sends.\nBatches of bare records: POST /evaluations?contract=NAME[&channel=C][&fields=..][&keep=..] with an Arrow IPC stream (Content-Type: application/vnd.apache.arrow.stream) or NDJSON records; results in input order as an Arrow IPC stream or NDJSON (Accept: application/x-ndjson), streamed both ways.\n\nExamples:\n  RULEC_TOKEN=s3cret rulec serve --rules examples/contracts/\n  rulec serve --rules rules/ --addr 0.0.0.0:8080 --token-file /run/secrets/rulec --workers 4"
 )]
 pub struct Args {
     /// The folder of contracts (`.yaml`) and bundles (`.bundle.json`);
@@ -36,6 +36,15 @@ pub struct Args {
     /// The largest request body in bytes, JSON or NDJSON.
     #[arg(long, default_value_t = 1 << 20)]
     max_body: usize,
+    /// The largest batch body in bytes: bare records (an Arrow IPC stream,
+    /// or NDJSON with `?contract=`), streamed, never held whole; past it
+    /// the request is answered 413, or its results end with an error.
+    #[arg(long, value_name = "BYTES", default_value_t = 1 << 30)]
+    max_batch_body: usize,
+    /// Batches of bare records served at once; one more is answered 503
+    /// (default: one per worker).
+    #[arg(long, value_name = "N")]
+    max_batches: Option<usize>,
     /// The longest NDJSON request line in bytes; a longer line is answered
     /// with an error line and skipped, and the rest go on.
     #[arg(long, value_name = "BYTES", default_value_t = 1 << 20)]
@@ -76,6 +85,8 @@ pub fn run(args: Args) -> Outcome {
         config.queue = queue.max(1);
     }
     config.max_body = args.max_body;
+    config.max_batch_body = args.max_batch_body;
+    config.max_batches = args.max_batches.unwrap_or(config.workers).max(1);
     config.max_line = args.max_line.max(1);
     config.header_timeout = Duration::from_secs(args.header_timeout.max(1));
     config.body_pace = server::BodyPace {

@@ -270,6 +270,16 @@ impl Answer {
         }
     }
 
+    /// The body as it arrives (after the head), to read with a streaming
+    /// reader (an Arrow IPC stream).
+    pub fn body(&mut self) -> &mut dyn Read {
+        self.head();
+        match self.body.as_mut() {
+            Some(body) => body,
+            None => panic!("no body"),
+        }
+    }
+
     /// The rest of the body's lines.
     pub fn rest(&mut self) -> Vec<String> {
         std::iter::from_fn(|| self.next_line()).collect()
