@@ -10,15 +10,25 @@ pub enum InputFormat {
     Ndjson,
     /// Arrow IPC, file or stream format (`.arrow`, `.arrows`).
     Arrow,
+    /// One JSON array of records, streamed (`.json`).
+    Json,
+    /// Apache Avro object container file (`.avro`).
+    Avro,
+    /// Apache Parquet (`.parquet`).
+    Parquet,
 }
 
 impl InputFormat {
-    pub const ALL: [InputFormat; 2] = [InputFormat::Ndjson, InputFormat::Arrow];
+    pub const ALL: [InputFormat; 5] =
+        [InputFormat::Ndjson, InputFormat::Arrow, InputFormat::Json, InputFormat::Avro, InputFormat::Parquet];
 
     pub fn name(self) -> &'static str {
         match self {
             InputFormat::Ndjson => "ndjson",
             InputFormat::Arrow => "arrow",
+            InputFormat::Json => "json",
+            InputFormat::Avro => "avro",
+            InputFormat::Parquet => "parquet",
         }
     }
 
@@ -26,6 +36,9 @@ impl InputFormat {
     pub fn of_path(path: &Path) -> InputFormat {
         match extension(path).as_deref() {
             Some("arrow" | "arrows") => InputFormat::Arrow,
+            Some("json") => InputFormat::Json,
+            Some("avro") => InputFormat::Avro,
+            Some("parquet") => InputFormat::Parquet,
             _ => InputFormat::Ndjson,
         }
     }

@@ -16,6 +16,12 @@ pub enum InputFormat {
     Ndjson,
     /// Apache Arrow IPC, file or stream format (`.arrow`, `.arrows`).
     Arrow,
+    /// One JSON array of records, streamed (`.json`).
+    Json,
+    /// Apache Avro object container file (`.avro`).
+    Avro,
+    /// Apache Parquet (`.parquet`).
+    Parquet,
 }
 
 /// How results are written (`--output-format`).
@@ -49,6 +55,9 @@ pub fn run(loaded: &Loaded, settings: &Settings) -> Outcome {
     let input_format = match settings.input_format {
         Some(InputFormat::Ndjson) => batch::InputFormat::Ndjson,
         Some(InputFormat::Arrow) => batch::InputFormat::Arrow,
+        Some(InputFormat::Json) => batch::InputFormat::Json,
+        Some(InputFormat::Avro) => batch::InputFormat::Avro,
+        Some(InputFormat::Parquet) => batch::InputFormat::Parquet,
         None => batch::InputFormat::of_path(&settings.input),
     };
     let output_format = match settings.output_format {

@@ -1,6 +1,7 @@
 //! Where records come from: a [`Source`] yields [`Chunk`]s, blocks of
 //! records small enough to keep memory flat and large enough to keep a
-//! core busy (thousands of records).
+//! core busy (thousands of records): NDJSON lines and JSON arrays as
+//! [`Chunk::Lines`], Arrow IPC, Parquet and Avro as [`Chunk::Batch`].
 
 use std::path::Path;
 
@@ -10,9 +11,13 @@ use arrow_schema::SchemaRef;
 use crate::format::InputFormat;
 
 mod arrow;
+mod avro;
+pub mod json;
 pub mod ndjson;
+mod parquet;
 
 pub use arrow::ArrowFile;
+pub use json::JsonArrayReader;
 pub use ndjson::NdjsonReader;
 
 /// Rows per Arrow chunk: larger batches are cut (without copying).
@@ -44,5 +49,8 @@ pub fn open(path: &Path, format: InputFormat) -> Result<Box<dyn Source>, String>
     Ok(match format {
         InputFormat::Ndjson => Box::new(NdjsonReader::open(path)?),
         InputFormat::Arrow => Box::new(ArrowFile::open(path)?),
+        InputFormat::Json => Box::new(JsonArrayReader::open(path)?),
+        InputFormat::Avro => Box::new(avro::open(path)?),
+        InputFormat::Parquet => Box::new(parquet::open(path)?),
     })
 }

@@ -40,7 +40,8 @@ pub struct Args {
     /// Explain each decision: rules applied and fired, conditions and lets.
     #[arg(long, conflicts_with = "input")]
     explain: bool,
-    /// Batch mode: bare input records: NDJSON, or Arrow IPC (`.arrow`, `.arrows`).
+    /// Batch mode: bare input records: NDJSON, a JSON array (`.json`), Arrow IPC (`.arrow`, `.arrows`),
+    /// Avro (`.avro`) or Parquet (`.parquet`).
     #[arg(long, value_name = "FILE")]
     input: Option<PathBuf>,
     /// Batch mode: the output format (by extension when not given: `.arrow` and `.arrows` are Arrow IPC).
@@ -61,7 +62,8 @@ pub struct Args {
     /// Batch mode: worker threads (default: the number of cores).
     #[arg(long, requires = "input", conflicts_with = "request")]
     threads: Option<usize>,
-    /// Batch mode: the input format (by extension when not given: `.arrow` and `.arrows` are Arrow IPC).
+    /// Batch mode: the input format (by extension when not given: `.json`, `.arrow`/`.arrows`, `.avro`,
+    /// `.parquet`; anything else is NDJSON).
     #[arg(long, value_enum, requires = "input", conflicts_with = "request")]
     input_format: Option<batch::InputFormat>,
     /// Stop an evaluation that runs longer than this (its line says
