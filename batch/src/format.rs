@@ -12,16 +12,32 @@ pub enum InputFormat {
     Arrow,
     /// Length-delimited Protobuf messages of one type (`.pb`).
     Protobuf,
+    /// One JSON array of records, streamed (`.json`).
+    Json,
+    /// Apache Avro object container file (`.avro`).
+    Avro,
+    /// Apache Parquet (`.parquet`).
+    Parquet,
 }
 
 impl InputFormat {
-    pub const ALL: [InputFormat; 3] = [InputFormat::Ndjson, InputFormat::Arrow, InputFormat::Protobuf];
+    pub const ALL: [InputFormat; 6] = [
+        InputFormat::Ndjson,
+        InputFormat::Json,
+        InputFormat::Arrow,
+        InputFormat::Avro,
+        InputFormat::Protobuf,
+        InputFormat::Parquet,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
             InputFormat::Ndjson => "ndjson",
             InputFormat::Arrow => "arrow",
             InputFormat::Protobuf => "protobuf",
+            InputFormat::Json => "json",
+            InputFormat::Avro => "avro",
+            InputFormat::Parquet => "parquet",
         }
     }
 
@@ -30,6 +46,9 @@ impl InputFormat {
         match extension(path).as_deref() {
             Some("arrow" | "arrows") => InputFormat::Arrow,
             Some("pb") => InputFormat::Protobuf,
+            Some("json") => InputFormat::Json,
+            Some("avro") => InputFormat::Avro,
+            Some("parquet") => InputFormat::Parquet,
             _ => InputFormat::Ndjson,
         }
     }

@@ -18,6 +18,12 @@ pub enum InputFormat {
     Arrow,
     /// Length-delimited Protobuf messages (`.pb`), of the type `--proto` and `--message` name.
     Protobuf,
+    /// One JSON array of records, streamed (`.json`).
+    Json,
+    /// Apache Avro object container file (`.avro`).
+    Avro,
+    /// Apache Parquet (`.parquet`).
+    Parquet,
 }
 
 /// How results are written (`--output-format`).
@@ -55,6 +61,9 @@ pub fn run(loaded: &Loaded, settings: &Settings) -> Outcome {
         Some(InputFormat::Ndjson) => batch::InputFormat::Ndjson,
         Some(InputFormat::Arrow) => batch::InputFormat::Arrow,
         Some(InputFormat::Protobuf) => batch::InputFormat::Protobuf,
+        Some(InputFormat::Json) => batch::InputFormat::Json,
+        Some(InputFormat::Avro) => batch::InputFormat::Avro,
+        Some(InputFormat::Parquet) => batch::InputFormat::Parquet,
         None => batch::InputFormat::of_path(&settings.input),
     };
     let output_format = match settings.output_format {

@@ -19,15 +19,19 @@ use crate::contained::contained;
 /// The first bytes of the IPC file format (the stream format has none).
 const FILE_MAGIC: &[u8; 6] = b"ARROW1";
 
-type Batches = Box<dyn Iterator<Item = Result<RecordBatch, ArrowError>> + Send>;
+/// Record batches from a reader of any format.
+pub(crate) type Batches = Box<dyn Iterator<Item = Result<RecordBatch, ArrowError>> + Send>;
 
-/// An Arrow IPC file or stream.
+/// An Arrow IPC file or stream; or any reader of record batches (Parquet,
+/// Avro), cut into chunks the same way.
 pub struct ArrowFile {
     batches: Batches,
     schema: SchemaRef,
     /// A batch being cut into chunks, and its next row.
     current: Option<(RecordBatch, usize)>,
     name: String,
+    /// The format, as errors name it (`Arrow IPC`, `Parquet`, `Avro`).
+    format: &'static str,
     batches_read: usize,
 }
 
@@ -63,8 +67,18 @@ impl ArrowFile {
                 arrow_ipc::reader::StreamReader::try_new(BufReader::with_capacity(1 << 20, input), None)
                     .map_err(|e| format!("{name} is not a readable Arrow IPC stream: {e}"))?;
             let schema = reader.schema();
-            Ok(ArrowFile { batches: Box::new(reader), schema, current: None, name, batches_read: 0 })
+            Ok(ArrowFile::from_batches(schema, Box::new(reader), name, "Arrow IPC"))
         })
+    }
+
+    /// The batches of any reader, all of `schema`, called `name`.
+    pub(crate) fn from_batches(
+        schema: SchemaRef,
+        batches: Batches,
+        name: String,
+        format: &'static str,
+    ) -> ArrowFile {
+        ArrowFile { batches, schema, current: None, name, format, batches_read: 0 }
     }
 
     fn from_reader(file: File, is_file_format: bool, name: String) -> Result<ArrowFile, String> {
@@ -78,11 +92,11 @@ impl ArrowFile {
                     .map_err(not_arrow)?;
             (reader.schema(), Box::new(reader))
         };
-        Ok(ArrowFile { batches, schema, current: None, name, batches_read: 0 })
+        Ok(ArrowFile::from_batches(schema, batches, name, "Arrow IPC"))
     }
 
     fn next_batch(&mut self) -> Result<Option<RecordBatch>, String> {
-        let what = format!("{}, record batch {}", self.name, self.batches_read + 1);
+        let what = format!("{}, {} record batch {}", self.name, self.format, self.batches_read + 1);
         let batches = &mut self.batches;
         let next = contained(&what, || match batches.next() {
             None => Ok(None),

@@ -1,6 +1,8 @@
 //! Where records come from: a [`Source`] yields [`Chunk`]s, blocks of
 //! records small enough to keep memory flat and large enough to keep a
-//! core busy (thousands of records).
+//! core busy (thousands of records): NDJSON lines and JSON arrays as
+//! [`Chunk::Lines`] (Protobuf messages too, written as JSON records),
+//! Arrow IPC, Parquet and Avro as [`Chunk::Batch`].
 
 use std::path::Path;
 
@@ -10,11 +12,15 @@ use arrow_schema::SchemaRef;
 use crate::format::InputFormat;
 
 mod arrow;
+mod avro;
 pub mod framed;
+pub mod json;
 pub mod ndjson;
+mod parquet;
 pub mod protobuf;
 
 pub use arrow::ArrowFile;
+pub use json::JsonArrayReader;
 pub use ndjson::NdjsonReader;
 pub use protobuf::ProtobufReader;
 
@@ -51,5 +57,8 @@ pub fn open(path: &Path, format: InputFormat) -> Result<Box<dyn Source>, String>
         InputFormat::Protobuf => {
             return Err(format!("{}: Protobuf input needs its schema (--proto FILE)", path.display()));
         }
+        InputFormat::Json => Box::new(JsonArrayReader::open(path)?),
+        InputFormat::Avro => Box::new(avro::open(path)?),
+        InputFormat::Parquet => Box::new(parquet::open(path)?),
     })
 }

@@ -41,7 +41,8 @@ pub struct Args {
     /// Explain each decision: rules applied and fired, conditions and lets.
     #[arg(long, conflicts_with = "input")]
     explain: bool,
-    /// Batch mode: bare input records: NDJSON, Arrow IPC (`.arrow`, `.arrows`) or Protobuf (`.pb`).
+    /// Batch mode: bare input records: NDJSON, a JSON array (`.json`), Arrow IPC (`.arrow`, `.arrows`),
+    /// Avro (`.avro`), Protobuf (`.pb`) or Parquet (`.parquet`).
     #[arg(long, value_name = "FILE")]
     input: Option<PathBuf>,
     /// Batch mode: the output format (by extension when not given: `.arrow` and `.arrows` are Arrow IPC).
@@ -62,7 +63,8 @@ pub struct Args {
     /// Batch mode: worker threads (default: the number of cores).
     #[arg(long, requires = "input", conflicts_with = "request")]
     threads: Option<usize>,
-    /// Batch mode: the input format (by extension when not given: `.arrow` and `.arrows` are Arrow IPC, `.pb` Protobuf).
+    /// Batch mode: the input format (by extension when not given: `.json`, `.arrow`/`.arrows`, `.avro`,
+    /// `.pb`, `.parquet`; anything else is NDJSON).
     #[arg(long, value_enum, requires = "input", conflicts_with = "request")]
     input_format: Option<batch::InputFormat>,
     /// Protobuf input: the schema, a `.proto` file (its folder is the include path) or a descriptor set (`.desc`, `.binpb`).
