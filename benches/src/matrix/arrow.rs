@@ -1,4 +1,4 @@
-//! Records as Arrow IPC (file format), in columns typed by the contract's
+//! Records as Arrow IPC (file format) or Parquet, in columns typed by the contract's
 //! input: ints `Int64`, decimals `Decimal128(18, 2)` (the records'
 //! decimals have two places, so a column holds exactly their text),
 //! floats `Float64`, strings and enums `Utf8`, records `Struct`, lists
@@ -28,11 +28,27 @@ const BATCH_ROWS: usize = 8192;
 /// The scale of every decimal column.
 const SCALE: u32 = 2;
 
-/// Writes records to an Arrow IPC file, a batch at a time.
+/// The file format the columns are written in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Container {
+    /// Arrow IPC, file format.
+    Ipc,
+    /// Parquet (arrow-rs's writer, its default properties).
+    Parquet,
+}
+
+/// An open file of either container.
+enum Open {
+    Ipc(FileWriter<BufWriter<File>>),
+    Parquet(Box<parquet::arrow::ArrowWriter<BufWriter<File>>>),
+}
+
+/// Writes records to an Arrow IPC or Parquet file, a batch at a time.
 pub struct ArrowWriter {
     path: String,
+    container: Container,
     out: Option<BufWriter<File>>,
-    file: Option<FileWriter<BufWriter<File>>>,
+    file: Option<Open>,
     fields: Vec<Slot>,
     /// Whether the undeclared fields were looked for (in the first record).
     extras_found: bool,
@@ -70,7 +86,11 @@ enum Column {
 
 impl ArrowWriter {
     /// A writer of records of `contract`'s input to `path`.
-    pub fn create(path: &std::path::Path, contract: &ir::Contract) -> Result<ArrowWriter, String> {
+    pub fn create(
+        path: &std::path::Path,
+        contract: &ir::Contract,
+        container: Container,
+    ) -> Result<ArrowWriter, String> {
         let TypeKind::Record(fields) = contract.types.kind(contract.input) else {
             return Err("the contract's input is not a record".into());
         };
@@ -78,6 +98,7 @@ impl ArrowWriter {
         let file = File::create(path).map_err(|e| format!("cannot create {}: {e}", path.display()))?;
         Ok(ArrowWriter {
             path: path.display().to_string(),
+            container,
             out: Some(BufWriter::with_capacity(1 << 20, file)),
             file: None,
             fields,
@@ -94,10 +115,18 @@ impl ArrowWriter {
         let batch = RecordBatch::try_new(schema.clone(), columns).map_err(|e| format!("internal: {e}"))?;
         if self.file.is_none() {
             let out = self.out.take().ok_or("internal: the Arrow file is gone")?;
-            self.file = Some(FileWriter::try_new(out, &schema).map_err(|e| self.failed(e))?);
+            self.file = Some(match self.container {
+                Container::Ipc => Open::Ipc(FileWriter::try_new(out, &schema).map_err(|e| self.failed(e))?),
+                Container::Parquet => Open::Parquet(Box::new(
+                    parquet::arrow::ArrowWriter::try_new(out, schema, None).map_err(|e| self.failed(e))?,
+                )),
+            });
         }
-        let file = self.file.as_mut().ok_or("internal: the Arrow file is gone")?;
-        file.write(&batch).map_err(|e| format!("cannot write {}: {e}", self.path))?;
+        let written = match self.file.as_mut().ok_or("internal: the Arrow file is gone")? {
+            Open::Ipc(file) => file.write(&batch).map_err(|e| e.to_string()),
+            Open::Parquet(file) => file.write(&batch).map_err(|e| e.to_string()),
+        };
+        written.map_err(|e| format!("cannot write {}: {e}", self.path))?;
         self.rows = 0;
         Ok(())
     }
@@ -144,8 +173,10 @@ impl RecordSink for ArrowWriter {
         if self.rows > 0 || self.file.is_none() {
             self.flush()?;
         }
-        let mut file = self.file.take().ok_or("internal: the Arrow file is gone")?;
-        file.finish().map_err(|e| self.failed(e))
+        match self.file.take().ok_or("internal: the Arrow file is gone")? {
+            Open::Ipc(mut file) => file.finish().map_err(|e| self.failed(e)),
+            Open::Parquet(file) => file.close().map(|_| ()).map_err(|e| self.failed(e)),
+        }
     }
 }
 

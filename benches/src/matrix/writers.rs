@@ -13,7 +13,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::arrow::ArrowWriter;
+use super::arrow::{ArrowWriter, Container};
 
 /// Writes records in one input format.
 pub trait FormatWriter {
@@ -37,7 +37,8 @@ pub fn writer(format: &str) -> Option<Box<dyn FormatWriter>> {
     match format {
         "ndjson" => Some(Box::new(Lines { array: false })),
         "json" => Some(Box::new(Lines { array: true })),
-        "arrow" => Some(Box::new(ArrowFormat)),
+        "arrow" => Some(Box::new(ArrowFormat(Container::Ipc))),
+        "parquet" => Some(Box::new(ArrowFormat(Container::Parquet))),
         _ => None,
     }
 }
@@ -96,16 +97,19 @@ impl RecordSink for LineSink {
     }
 }
 
-/// Arrow IPC, file format.
+/// Typed columns: Arrow IPC (file format) or Parquet.
 #[derive(Debug)]
-struct ArrowFormat;
+struct ArrowFormat(Container);
 
 impl FormatWriter for ArrowFormat {
     fn extension(&self) -> &'static str {
-        "arrow"
+        match self.0 {
+            Container::Ipc => "arrow",
+            Container::Parquet => "parquet",
+        }
     }
 
     fn create(&self, path: &Path, contract: &ir::Contract) -> Result<Box<dyn RecordSink>, String> {
-        Ok(Box::new(ArrowWriter::create(path, contract)?))
+        Ok(Box::new(ArrowWriter::create(path, contract, self.0)?))
     }
 }
