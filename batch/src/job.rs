@@ -1,8 +1,9 @@
 //! A batch [`Job`]: one contract, the channel every record comes from,
 //! the parts of each result and the kept fields, and what evaluating one
 //! [`Chunk`] gives ([`Job::evaluate`]): its records laid out as slots
-//! (parsed from NDJSON lines, or read from Arrow columns), each valid one
-//! evaluated, and its results (or its error) in input order.
+//! (parsed from NDJSON lines, Protobuf messages decoded into such lines,
+//! or read from Arrow columns), each valid one evaluated, and its results
+//! (or its error) in input order.
 //!
 //! A job is `Sync`: worker threads share one and call `evaluate` on
 //! chunks in any order; the pipeline puts the outputs back in order.
@@ -155,6 +156,12 @@ impl Job {
         match chunk {
             Chunk::Lines(bytes) => self.lines(bytes),
             Chunk::Batch(batch) => self.batch(batch),
+            Chunk::Messages(messages) => {
+                let mut lines = crate::buffers::take(4 * messages.len());
+                let evaluated = messages.write_lines(&mut lines).and_then(|()| self.lines(&lines));
+                crate::buffers::give(lines);
+                evaluated
+            }
         }
     }
 

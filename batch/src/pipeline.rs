@@ -85,8 +85,10 @@ fn work(
         let Ok((number, chunk)) = next else { return };
         let evaluated = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job.evaluate(&chunk)))
             .unwrap_or_else(|_| Err("internal: evaluating a chunk panicked".into()));
-        if let Chunk::Lines(bytes) = chunk {
-            crate::buffers::give(bytes);
+        match chunk {
+            Chunk::Lines(bytes) => crate::buffers::give(bytes),
+            Chunk::Messages(messages) => crate::buffers::give(messages.into_frames()),
+            Chunk::Batch(_) => {}
         }
         if results.send((number, evaluated)).is_err() {
             return;

@@ -34,6 +34,9 @@ pub enum Chunk {
     Lines(Vec<u8>),
     /// Records as an Arrow record batch, one row each.
     Batch(RecordBatch),
+    /// Length-delimited Protobuf messages, each one record (decoded into
+    /// NDJSON lines by the worker).
+    Messages(protobuf::Messages),
 }
 
 /// Records in order, a chunk at a time.

@@ -3,10 +3,11 @@
 //! type, from a schema given as a `.proto` file (compiled at run time) or
 //! a descriptor set.
 //!
-//! Each message is decoded by its descriptor and written as one JSON
-//! object line, so the records go down the NDJSON path ([`Chunk::Lines`])
-//! and are validated, and refused, exactly as the same records written as
-//! NDJSON would be. The mapping (docs/decisions.md, "Protobuf input") is
+//! The reader only checks the framing and passes chunks of whole frames
+//! ([`Chunk::Messages`]); the worker evaluating a chunk decodes each
+//! message by its descriptor and writes it as one JSON object line, and
+//! the lines go down the NDJSON path, so the records are validated, and
+//! refused, exactly as the same records written as NDJSON would be. The mapping (docs/decisions.md, "Protobuf input") is
 //! prost-reflect's JSON mapping with proto field names, 64-bit integers
 //! as numbers, and fields without presence written with their default.
 //!
@@ -17,14 +18,16 @@
 use std::fs::File;
 use std::io::{BufReader, ErrorKind, Read};
 use std::path::Path;
+use std::sync::Arc;
 
 use prost_reflect::{DescriptorPool, DynamicMessage, MessageDescriptor, SerializeOptions};
 
 use super::{Chunk, Source};
 use crate::contained::contained;
 
-/// About the JSON bytes per chunk.
-const BLOCK: usize = 4 << 20;
+/// About the message bytes per chunk (their JSON is two to four times
+/// larger).
+const BLOCK: usize = 1 << 20;
 /// The longest message a record may be.
 pub const MAX_MESSAGE: u64 = 64 << 20;
 /// How many known messages an unknown `--message` error lists.
@@ -157,17 +160,15 @@ fn listed<'a>(names: impl ExactSizeIterator<Item = &'a str>) -> String {
     text
 }
 
-/// Length-delimited messages of one type, as JSON lines.
+/// Length-delimited messages of one type, read into chunks of whole
+/// frames ([`Messages`]); the workers decode them.
 pub struct ProtobufReader {
     input: BufReader<Box<dyn Read + Send>>,
-    message: MessageDescriptor,
-    name: String,
+    decoder: Arc<Decoder>,
     /// Bytes read so far: the offset of the next record.
     offset: u64,
     /// Records read so far.
     records: u64,
-    /// One message's bytes, reused.
-    bytes: Vec<u8>,
     done: bool,
 }
 
@@ -175,6 +176,95 @@ impl std::fmt::Debug for ProtobufReader {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("ProtobufReader")
     }
+}
+
+/// What decodes a chunk's messages: their type, and the file's name for
+/// errors.
+#[derive(Debug)]
+struct Decoder {
+    message: MessageDescriptor,
+    name: String,
+}
+
+/// A chunk of whole length-delimited messages, as read (their framing
+/// checked), to be decoded into JSON lines by the worker that evaluates
+/// them ([`Messages::write_lines`]), so decoding runs on every core.
+#[derive(Debug)]
+pub struct Messages {
+    frames: Vec<u8>,
+    decoder: Arc<Decoder>,
+    /// Records before this chunk's first, and the first's byte offset.
+    first: u64,
+    offset: u64,
+}
+
+impl Messages {
+    /// Each message as one JSON object line, appended to `out`; the first
+    /// that does not decode is an error naming its record and offset.
+    pub fn write_lines(&self, out: &mut Vec<u8>) -> Result<(), String> {
+        let what = format!("{}, record {} onwards", self.decoder.name, self.first + 1);
+        contained(&what, || {
+            let mut rest = self.frames.as_slice();
+            let mut record = self.first;
+            while !rest.is_empty() {
+                record += 1;
+                let at = self.offset + (self.frames.len() - rest.len()) as u64;
+                let (length, prefix) =
+                    varint(rest).ok_or_else(|| format!("internal: record {record}'s frame is not whole"))?;
+                let end = prefix + length as usize;
+                let message = rest.get(prefix..end).ok_or("internal: a frame past the chunk's end")?;
+                self.write_line(message, out).map_err(|e| {
+                    format!(
+                        "{}, record {record} (message at byte {}): {e}",
+                        self.decoder.name,
+                        at + prefix as u64
+                    )
+                })?;
+                rest = &rest[end..];
+            }
+            Ok(())
+        })
+    }
+
+    fn write_line(&self, bytes: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
+        let descriptor = &self.decoder.message;
+        let message = DynamicMessage::decode(descriptor.clone(), bytes)
+            .map_err(|e| format!("not a valid `{}` message: {e}", descriptor.full_name()))?;
+        let start = out.len();
+        let mut serializer = serde_json::Serializer::new(&mut *out);
+        if let Err(e) = message.serialize_with_options(&mut serializer, &JSON) {
+            out.truncate(start);
+            return Err(e.to_string());
+        }
+        out.push(b'\n');
+        Ok(())
+    }
+
+    /// The bytes of the chunk's frames.
+    pub fn len(&self) -> usize {
+        self.frames.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.frames.is_empty()
+    }
+
+    /// The frames' buffer, for reuse.
+    pub fn into_frames(self) -> Vec<u8> {
+        self.frames
+    }
+}
+
+/// A varint at the start of `bytes` and its length in bytes.
+fn varint(bytes: &[u8]) -> Option<(u64, usize)> {
+    let mut value: u64 = 0;
+    for (index, byte) in bytes.iter().take(10).enumerate() {
+        value |= u64::from(byte & 0x7f) << (7 * index);
+        if byte & 0x80 == 0 {
+            return Some((value, index + 1));
+        }
+    }
+    None
 }
 
 impl ProtobufReader {
@@ -187,25 +277,26 @@ impl ProtobufReader {
     pub fn new(input: Box<dyn Read + Send>, message: MessageDescriptor, name: String) -> ProtobufReader {
         ProtobufReader {
             input: BufReader::with_capacity(1 << 20, input),
-            message,
-            name,
+            decoder: Arc::new(Decoder { message, name }),
             offset: 0,
             records: 0,
-            bytes: Vec::new(),
             done: false,
         }
     }
 
     /// Where the next record is, for errors.
     fn here(&self) -> String {
-        format!("{}, record {} (at byte {})", self.name, self.records + 1, self.offset)
+        format!("{}, record {} (at byte {})", self.decoder.name, self.records + 1, self.offset)
     }
 
-    /// The next message's bytes into `self.bytes`; `false` at the end.
-    fn next_message(&mut self) -> Result<bool, String> {
-        let Some((length, prefix)) = self.length()? else {
+    /// The next message's frame (its prefix and bytes) appended to
+    /// `frames`; `false` at the end.
+    fn next_frame(&mut self, frames: &mut Vec<u8>) -> Result<bool, String> {
+        let start = frames.len();
+        let Some(length) = self.length(frames)? else {
             return Ok(false);
         };
+        let prefix = (frames.len() - start) as u64;
         if length > MAX_MESSAGE {
             return Err(format!(
                 "{}: the length prefix says {length} bytes, over the {} MiB a message may have (a damaged file?)",
@@ -213,14 +304,16 @@ impl ProtobufReader {
                 MAX_MESSAGE >> 20
             ));
         }
-        self.bytes.clear();
-        let read = loop {
-            match (&mut self.input).take(length).read_to_end(&mut self.bytes) {
-                Ok(read) => break read as u64,
-                Err(e) if e.kind() == ErrorKind::Interrupted => self.bytes.clear(),
-                Err(e) => return Err(format!("cannot read {}: {e}", self.name)),
+        // Read as the bytes come: a length is never trusted for an allocation.
+        let body = frames.len();
+        loop {
+            match (&mut self.input).take(length).read_to_end(frames) {
+                Ok(_) => break,
+                Err(e) if e.kind() == ErrorKind::Interrupted => frames.truncate(body),
+                Err(e) => return Err(format!("cannot read {}: {e}", self.decoder.name)),
             }
-        };
+        }
+        let read = (frames.len() - body) as u64;
         if read < length {
             return Err(format!(
                 "{}: the file ends inside the message: its length prefix says {length} bytes, {read} remain",
@@ -232,9 +325,9 @@ impl ProtobufReader {
         Ok(true)
     }
 
-    /// A varint length prefix and its size in bytes; `None` at the end of
-    /// the input (before a prefix's first byte).
-    fn length(&mut self) -> Result<Option<(u64, u64)>, String> {
+    /// A varint length prefix, its bytes appended to `frames`; `None` at
+    /// the end of the input (before a prefix's first byte).
+    fn length(&mut self, frames: &mut Vec<u8>) -> Result<Option<u64>, String> {
         let mut value: u64 = 0;
         for index in 0..10u32 {
             let mut byte = [0u8; 1];
@@ -242,47 +335,18 @@ impl ProtobufReader {
                 Ok(true) => {}
                 Ok(false) if index == 0 => return Ok(None),
                 Ok(false) => return Err(format!("{}: the file ends inside a length prefix", self.here())),
-                Err(e) => return Err(format!("cannot read {}: {e}", self.name)),
+                Err(e) => return Err(format!("cannot read {}: {e}", self.decoder.name)),
             }
-            let bits = u64::from(byte[0] & 0x7f);
             if index == 9 && byte[0] > 1 {
                 break;
             }
-            value |= bits << (7 * index);
+            frames.push(byte[0]);
+            value |= u64::from(byte[0] & 0x7f) << (7 * index);
             if byte[0] & 0x80 == 0 {
-                return Ok(Some((value, u64::from(index) + 1)));
+                return Ok(Some(value));
             }
         }
         Err(format!("{}: the length prefix is not a valid varint (a damaged file?)", self.here()))
-    }
-
-    /// The message in `self.bytes`, as one JSON line at the end of `out`.
-    fn write_record(&self, out: &mut Vec<u8>) -> Result<(), String> {
-        let at = || {
-            let start = self.offset - self.bytes.len() as u64;
-            format!("{}, record {} (message at byte {start})", self.name, self.records)
-        };
-        let message = DynamicMessage::decode(self.message.clone(), self.bytes.as_slice())
-            .map_err(|e| format!("{}: not a valid `{}` message: {e}", at(), self.message.full_name()))?;
-        let start = out.len();
-        let mut serializer = serde_json::Serializer::new(&mut *out);
-        if let Err(e) = message.serialize_with_options(&mut serializer, &JSON) {
-            out.truncate(start);
-            return Err(format!("{}: {e}", at()));
-        }
-        out.push(b'\n');
-        Ok(())
-    }
-
-    fn fill(&mut self, block: &mut Vec<u8>) -> Result<(), String> {
-        while block.len() < BLOCK {
-            if !self.next_message()? {
-                self.done = true;
-                break;
-            }
-            self.write_record(block)?;
-        }
-        Ok(())
     }
 }
 
@@ -303,19 +367,27 @@ impl Source for ProtobufReader {
         if self.done {
             return Ok(None);
         }
-        let mut block = crate::buffers::take(BLOCK + (64 << 10));
-        let what = self.here();
-        let filled = contained(&what, || self.fill(&mut block));
-        if let Err(e) = filled {
-            self.done = true;
-            crate::buffers::give(block);
-            return Err(e);
+        let mut frames = crate::buffers::take(BLOCK + (64 << 10));
+        let (first, offset) = (self.records, self.offset);
+        while frames.len() < BLOCK {
+            match self.next_frame(&mut frames) {
+                Ok(true) => {}
+                Ok(false) => {
+                    self.done = true;
+                    break;
+                }
+                Err(e) => {
+                    self.done = true;
+                    crate::buffers::give(frames);
+                    return Err(e);
+                }
+            }
         }
-        if block.is_empty() {
-            crate::buffers::give(block);
+        if frames.is_empty() {
+            crate::buffers::give(frames);
             return Ok(None);
         }
-        Ok(Some(Chunk::Lines(block)))
+        Ok(Some(Chunk::Messages(Messages { frames, decoder: self.decoder.clone(), first, offset })))
     }
 }
 
@@ -379,8 +451,8 @@ mod tests {
         let mut reader =
             ProtobufReader::new(Box::new(std::io::Cursor::new(bytes)), descriptor, "test.pb".into());
         let mut out = Vec::new();
-        while let Some(Chunk::Lines(chunk)) = reader.next_chunk()? {
-            out.extend_from_slice(&chunk);
+        while let Some(Chunk::Messages(messages)) = reader.next_chunk()? {
+            messages.write_lines(&mut out)?;
         }
         Ok(String::from_utf8(out).expect("UTF-8"))
     }
