@@ -209,6 +209,12 @@ fn run_group(
         );
         let input = work.join(name);
         if !input.exists() {
+            if let Some(why) = too_big(group, work) {
+                for &contract in group.members {
+                    matrix.rows.push(group.row(format.name(), contract).skipped(&why));
+                }
+                continue;
+            }
             log(&format!("writing {} ...", input.display()));
             write_input(&*writer, group, &contracts[0].1, &input)?;
         }
@@ -278,6 +284,32 @@ fn write_input(
     }
     sink.finish()?;
     std::fs::rename(&part, path).map_err(|e| format!("cannot rename {}: {e}", part.display()))
+}
+
+/// Why the group's input file would not fit on the disk, if it would not:
+/// its size guessed from its first records as NDJSON (other formats are
+/// about as large or smaller), with room for the results.
+fn too_big(group: &Group<'_>, work: &Path) -> Option<String> {
+    const SAMPLE: u64 = 200;
+    let sample: usize =
+        (1..=SAMPLE).map(|seed| group.family.record(group.shape, seed).to_string().len() + 1).sum();
+    let needed = (sample as f64 / SAMPLE as f64 * group.records as f64 * 1.2) as u64;
+    let free = free_bytes(work)?;
+    let gib = |bytes: u64| bytes as f64 / (1u64 << 30) as f64;
+    (needed > free).then(|| format!("needs about {:.1} GiB of disk, {:.1} GiB free", gib(needed), gib(free)))
+}
+
+/// The bytes free to an unprivileged user on `dir`'s file system.
+fn free_bytes(dir: &Path) -> Option<u64> {
+    use std::os::unix::ffi::OsStrExt;
+    let path = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
+    // SAFETY: an all-zero `statvfs` is a valid value of the plain C struct.
+    let mut stat: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: `path` is a NUL-terminated string and `stat` is valid for writes.
+    if unsafe { libc::statvfs(path.as_ptr(), &mut stat) } != 0 {
+        return None;
+    }
+    Some(stat.f_bavail.saturating_mul(stat.f_frsize))
 }
 
 /// Runs one cell and fills its row: time, memory and the results' digest,
