@@ -63,7 +63,8 @@ impl Mode {
                     .args(["--input-format", cell.format.name(), "--channel", cell.family.channel()])
                     .arg("--output")
                     .arg(output)
-                    .args(["--threads", &plan.threads.to_string()]);
+                    .args(["--threads", &plan.threads.to_string()])
+                    .args(cell.eval_args);
                 command
             }
         }
@@ -96,6 +97,8 @@ struct Cell<'a> {
     format: InputFormat,
     input: &'a Path,
     contract_file: &'a Path,
+    /// The writer's more flags for `rulec eval` ([`writers::FormatWriter::eval_args`]).
+    eval_args: &'a [String],
 }
 
 /// Runs every cell of `plan`, telling `log` what it does.
@@ -218,6 +221,7 @@ fn run_group(
             log(&format!("writing {} ...", input.display()));
             write_input(&*writer, group, &contracts[0].1, &input)?;
         }
+        let eval_args = writer.eval_args(&input);
         let bytes =
             std::fs::metadata(&input).map_err(|e| format!("cannot read {}: {e}", input.display()))?.len();
         // The peer runs on the reference contract's Arrow file, and its
@@ -226,7 +230,13 @@ fn run_group(
         let kept = work.join("rulec-reference-results.ndjson");
         for (contract, _) in &contracts {
             let file = work.join(contract_file_name(*contract, group.shape));
-            let cell = Cell { family: group.family, format, input: &input, contract_file: &file };
+            let cell = Cell {
+                family: group.family,
+                format,
+                input: &input,
+                contract_file: &file,
+                eval_args: &eval_args,
+            };
             let (shape, records) = (group.shape.name(), group.records);
             log(&format!("running {} {} {shape} {records} ...", format.name(), contract.name()));
             let row = group.row(format.name(), *contract).with_input(bytes);
