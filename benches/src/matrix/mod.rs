@@ -63,7 +63,8 @@ impl Mode {
                     .args(["--input-format", cell.format.name(), "--channel", cell.family.channel()])
                     .arg("--output")
                     .arg(output)
-                    .args(["--threads", &plan.threads.to_string()]);
+                    .args(["--threads", &plan.threads.to_string()])
+                    .args(cell.eval_args);
                 command
             }
         }
@@ -96,6 +97,8 @@ struct Cell<'a> {
     format: InputFormat,
     input: &'a Path,
     contract_file: &'a Path,
+    /// The writer's more flags for `rulec eval` ([`writers::FormatWriter::eval_args`]).
+    eval_args: &'a [String],
 }
 
 /// Runs every cell of `plan`, telling `log` what it does.
@@ -209,9 +212,16 @@ fn run_group(
         );
         let input = work.join(name);
         if !input.exists() {
+            if let Some(why) = too_big(group, work) {
+                for &contract in group.members {
+                    matrix.rows.push(group.row(format.name(), contract).skipped(&why));
+                }
+                continue;
+            }
             log(&format!("writing {} ...", input.display()));
             write_input(&*writer, group, &contracts[0].1, &input)?;
         }
+        let eval_args = writer.eval_args(&input);
         let bytes =
             std::fs::metadata(&input).map_err(|e| format!("cannot read {}: {e}", input.display()))?.len();
         // The peer runs on the reference contract's Arrow file, and its
@@ -220,7 +230,13 @@ fn run_group(
         let kept = work.join("rulec-reference-results.ndjson");
         for (contract, _) in &contracts {
             let file = work.join(contract_file_name(*contract, group.shape));
-            let cell = Cell { family: group.family, format, input: &input, contract_file: &file };
+            let cell = Cell {
+                family: group.family,
+                format,
+                input: &input,
+                contract_file: &file,
+                eval_args: &eval_args,
+            };
             let (shape, records) = (group.shape.name(), group.records);
             log(&format!("running {} {} {shape} {records} ...", format.name(), contract.name()));
             let row = group.row(format.name(), *contract).with_input(bytes);
@@ -278,6 +294,32 @@ fn write_input(
     }
     sink.finish()?;
     std::fs::rename(&part, path).map_err(|e| format!("cannot rename {}: {e}", part.display()))
+}
+
+/// Why the group's input file would not fit on the disk, if it would not:
+/// its size guessed from its first records as NDJSON (other formats are
+/// about as large or smaller), with room for the results.
+fn too_big(group: &Group<'_>, work: &Path) -> Option<String> {
+    const SAMPLE: u64 = 200;
+    let sample: usize =
+        (1..=SAMPLE).map(|seed| group.family.record(group.shape, seed).to_string().len() + 1).sum();
+    let needed = (sample as f64 / SAMPLE as f64 * group.records as f64 * 1.2) as u64;
+    let free = free_bytes(work)?;
+    let gib = |bytes: u64| bytes as f64 / (1u64 << 30) as f64;
+    (needed > free).then(|| format!("needs about {:.1} GiB of disk, {:.1} GiB free", gib(needed), gib(free)))
+}
+
+/// The bytes free to an unprivileged user on `dir`'s file system.
+fn free_bytes(dir: &Path) -> Option<u64> {
+    use std::os::unix::ffi::OsStrExt;
+    let path = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
+    // SAFETY: an all-zero `statvfs` is a valid value of the plain C struct.
+    let mut stat: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: `path` is a NUL-terminated string and `stat` is valid for writes.
+    if unsafe { libc::statvfs(path.as_ptr(), &mut stat) } != 0 {
+        return None;
+    }
+    Some(stat.f_bavail.saturating_mul(stat.f_frsize))
 }
 
 /// Runs one cell and fills its row: time, memory and the results' digest,

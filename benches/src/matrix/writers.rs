@@ -22,6 +22,13 @@ pub trait FormatWriter {
 
     /// A sink writing records to `path`, for inputs of `contract`.
     fn create(&self, path: &Path, contract: &ir::Contract) -> Result<Box<dyn RecordSink>, String>;
+
+    /// More flags `rulec eval` needs to read the file at `path` (Protobuf's
+    /// `--proto FILE --message NAME`, for a schema written beside it).
+    fn eval_args(&self, path: &Path) -> Vec<String> {
+        let _ = path;
+        Vec::new()
+    }
 }
 
 /// Where one file's records go, in order.
