@@ -3,7 +3,8 @@
 //! input's size.
 //!
 //! - [`source`]: where records come from, a [`Chunk`](source::Chunk) at a
-//!   time (NDJSON lines, Arrow IPC batches, Protobuf messages as JSON lines);
+//!   time (NDJSON lines, JSON array elements as lines, Protobuf messages
+//!   as JSON lines; Arrow IPC, Parquet and Avro as Arrow batches);
 //! - [`columns`]: Arrow batches straight into input slots, the schema
 //!   matched once; [`json_rows`]: Arrow rows as JSON records, for the
 //!   error of an invalid row and for kept columns;

@@ -35,3 +35,61 @@ fn records_evaluated_together_give_each_requests_bytes() {
     // code finished most of them.
     assert!(native > 200, "native code finished only {native} evaluations");
 }
+
+/// The conformance requests' inputs (those that name at most a channel),
+/// a channel at a time, as one JSON array: the batch engine gives the
+/// lines it gives for the same inputs as NDJSON, byte for byte.
+#[test]
+fn json_arrays_give_the_ndjson_lines() {
+    let engine = conformance::engine("interp");
+    let mut compared = 0;
+    for case in conformance::cases() {
+        let contract = conformance::load(&case, &engine).expect("the case loads");
+        let text = std::fs::read_to_string(case.join("requests.ndjson")).unwrap_or_default();
+        let mut by_channel: Vec<(Option<String>, Vec<String>)> = Vec::new();
+        for line in text.lines() {
+            let Ok(envelope) = runtime::Envelope::parse(line) else { continue };
+            let (Some(input), None, None) = (envelope.input, &envelope.component, &envelope.now) else {
+                continue;
+            };
+            let channel = envelope.channel.as_deref().map(String::from);
+            match by_channel.iter_mut().find(|(c, _)| *c == channel) {
+                Some((_, inputs)) => inputs.push(input.get().to_string()),
+                None => by_channel.push((channel, vec![input.get().to_string()])),
+            }
+        }
+        for (channel, inputs) in by_channel {
+            let settings = batch::Settings {
+                channel: channel.clone(),
+                parts: runtime::result::Parts::ALL,
+                keep: Vec::new(),
+                output: batch::OutputFormat::Ndjson,
+            };
+            let Ok(job) = batch::Job::new(contract.clone(), &settings, None) else { continue };
+            let ndjson = inputs.join("\n");
+            let array = format!("[\n{}\n]\n", inputs.join(",\n"));
+            let from_ndjson =
+                results(&job, batch::source::NdjsonReader::new(reader(ndjson), "ndjson".into()));
+            let from_array = results(&job, batch::source::JsonArrayReader::new(reader(array), "json".into()));
+            assert_eq!(from_array, from_ndjson, "{}: channel {channel:?}", case.display());
+            compared += inputs.len();
+        }
+    }
+    assert!(compared > 150, "only {compared} records compared");
+}
+
+fn reader(text: String) -> Box<dyn std::io::Read + Send> {
+    Box::new(std::io::Cursor::new(text.into_bytes()))
+}
+
+/// The result lines `job` gives for every chunk of `source`.
+fn results(job: &batch::Job, mut source: impl batch::source::Source) -> String {
+    let mut out = Vec::new();
+    while let Some(chunk) = source.next_chunk().expect("reads") {
+        match job.evaluate(&chunk).expect("evaluates").output {
+            batch::output::Output::Lines(lines) => out.extend(lines),
+            batch::output::Output::Batch(_) => panic!("NDJSON results asked for"),
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
