@@ -64,6 +64,7 @@ fn json_arrays_give_the_ndjson_lines() {
                 parts: runtime::result::Parts::ALL,
                 keep: Vec::new(),
                 output: batch::OutputFormat::Ndjson,
+                limit: None,
             };
             let Ok(job) = batch::Job::new(contract.clone(), &settings, None) else { continue };
             let ndjson = inputs.join("\n");
