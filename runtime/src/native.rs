@@ -222,6 +222,49 @@ pub enum NativeRun {
     OutOfTime(OutOfTime),
 }
 
+/// The time native code reads: the request's, else the clock's when the
+/// code reads it at all.
+fn now(native: &NativeProgram, context: &Context) -> i64 {
+    match context.now {
+        Some(now) => now,
+        None if native.uses_now => ops::clock_now(),
+        None => 0,
+    }
+}
+
+impl NativeCtx {
+    /// The context of one call of `native`'s code over `program` at time
+    /// `now` ([`now`]), its input and state not pointed at yet (the
+    /// caller sets them).
+    fn new(
+        program: &Program,
+        native: &NativeProgram,
+        hosts: &[HostFn],
+        context: &Context,
+        now: i64,
+        arena: &mut Arena,
+        budget: &Budget,
+    ) -> NativeCtx {
+        NativeCtx {
+            input: std::ptr::null(),
+            state: std::ptr::null_mut(),
+            helpers: &HELPERS,
+            program,
+            channel_bit: context.channel.map_or(0, |c| 1u64 << c.0),
+            component: context.component.map_or(0, |c| u64::from(c.0) + 1),
+            now,
+            arena,
+            addresses: native.addresses.as_ptr(),
+            pow10: POW10.as_ptr(),
+            hosts: hosts.as_ptr(),
+            hosts_len: hosts.len() as u64,
+            stack_floor: if native.checks_stack { ir::stack::floor() as u64 } else { 0 },
+            fuel: FUEL_STEP,
+            budget,
+        }
+    }
+}
+
 /// Runs native code on a request; when it finishes, its result goes to
 /// `sink` (which is untouched otherwise).
 pub fn run<'p>(
@@ -242,28 +285,9 @@ pub fn run<'p>(
         }
         state[..native.layout.zeroed.min(words)].fill(0);
         arena.clear();
-        let now = match context.now {
-            Some(now) => now,
-            None if native.uses_now => ops::clock_now(),
-            None => 0,
-        };
-        let mut ctx = NativeCtx {
-            input: input.slots().as_ptr(),
-            state: state.as_mut_ptr(),
-            helpers: &HELPERS,
-            program,
-            channel_bit: context.channel.map_or(0, |c| 1u64 << c.0),
-            component: context.component.map_or(0, |c| u64::from(c.0) + 1),
-            now,
-            arena,
-            addresses: native.addresses.as_ptr(),
-            pow10: POW10.as_ptr(),
-            hosts: hosts.as_ptr(),
-            hosts_len: hosts.len() as u64,
-            stack_floor: if native.checks_stack { ir::stack::floor() as u64 } else { 0 },
-            fuel: FUEL_STEP,
-            budget,
-        };
+        let mut ctx = NativeCtx::new(program, native, hosts, context, now(native, context), arena, budget);
+        ctx.input = input.slots().as_ptr();
+        ctx.state = state.as_mut_ptr();
         // SAFETY: the entry point was compiled for this program's layout;
         // the context points at live data for the whole call.
         let status = unsafe { (native.entry)(&mut ctx) };
@@ -318,11 +342,7 @@ pub fn run_records(
         }
         let zeroed = native.layout.zeroed.min(words);
         let budget = Budget::new(None);
-        let now = match context.now {
-            Some(now) => now,
-            None if native.uses_now => ops::clock_now(),
-            None => 0,
-        };
+        let now = now(native, context);
         for first in (0..n).step_by(per_call) {
             let count = per_call.min(n - first);
             for record in state.chunks_mut(words).take(count) {
@@ -333,23 +353,7 @@ pub fn run_records(
                 (first..first + count).map(|row| if records.problem(row).is_some() { SKIP } else { OK }),
             );
             arena.clear();
-            let mut ctx = NativeCtx {
-                input: std::ptr::null(),
-                state: std::ptr::null_mut(),
-                helpers: &HELPERS,
-                program,
-                channel_bit: context.channel.map_or(0, |c| 1u64 << c.0),
-                component: context.component.map_or(0, |c| u64::from(c.0) + 1),
-                now,
-                arena: &mut *arena,
-                addresses: native.addresses.as_ptr(),
-                pow10: POW10.as_ptr(),
-                hosts: hosts.as_ptr(),
-                hosts_len: hosts.len() as u64,
-                stack_floor: if native.checks_stack { ir::stack::floor() as u64 } else { 0 },
-                fuel: FUEL_STEP,
-                budget: &budget,
-            };
+            let mut ctx = NativeCtx::new(program, native, hosts, context, now, &mut *arena, &budget);
             let rows = records.slots()[first * width..].as_ptr();
             // SAFETY: the batch entry was compiled for this program's
             // layout; `rows` holds `count` records of its input width, the
