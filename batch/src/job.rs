@@ -10,6 +10,7 @@
 
 use std::borrow::Cow;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use arrow_array::{ArrayRef, RecordBatch, StringArray};
 use arrow_schema::{DataType, Field, SchemaRef};
@@ -57,6 +58,9 @@ pub struct Job {
     /// The kept columns' indexes in the input batches.
     kept_columns: Vec<usize>,
     schema: SchemaRef,
+    /// The window length the last window's results asked for (shared by
+    /// the workers: records of one input have results of similar size).
+    window: AtomicUsize,
 }
 
 /// One chunk's results and counts.
@@ -110,6 +114,7 @@ impl Job {
             plan,
             kept_columns,
             schema,
+            window: AtomicUsize::new(FIRST_WINDOW),
         })
     }
 
@@ -151,21 +156,42 @@ impl Job {
         }
     }
 
-    /// Evaluates one chunk.
+    /// Evaluates one chunk into one output.
     pub fn evaluate(&self, chunk: &Chunk) -> Result<Evaluated, String> {
+        let mut whole = None;
+        self.evaluate_in_pieces(chunk, usize::MAX, &mut |piece| {
+            whole = Some(piece);
+            Ok(())
+        })?;
+        whole.ok_or_else(|| "internal: a chunk gave no results".into())
+    }
+
+    /// Evaluates one chunk, handing its results to `emit` in order, in
+    /// pieces of about `piece_bytes` or more (the last may be smaller):
+    /// records whose results are large (hundreds of rules firing) are
+    /// written a few at a time instead of a chunk at a time, so the
+    /// results in flight stay as small as the records are. A chunk gives
+    /// at least one piece. An error from `emit` stops the chunk.
+    pub fn evaluate_in_pieces(
+        &self,
+        chunk: &Chunk,
+        piece_bytes: usize,
+        emit: &mut dyn FnMut(Evaluated) -> Result<(), String>,
+    ) -> Result<(), String> {
+        let pieces = Pieces { bytes: piece_bytes, emit };
         match chunk {
-            Chunk::Lines(bytes) => self.lines(bytes),
-            Chunk::Batch(batch) => self.batch(batch),
+            Chunk::Lines(bytes) => self.lines(bytes, pieces),
+            Chunk::Batch(batch) => self.batch(batch, pieces),
             Chunk::Messages(messages) => {
                 let mut lines = crate::buffers::take(4 * messages.len());
-                let evaluated = messages.write_lines(&mut lines).and_then(|()| self.lines(&lines));
+                let evaluated = messages.write_lines(&mut lines).and_then(|()| self.lines(&lines, pieces));
                 crate::buffers::give(lines);
                 evaluated
             }
         }
     }
 
-    fn lines<'b>(&self, bytes: &'b [u8]) -> Result<Evaluated, String> {
+    fn lines<'b>(&self, bytes: &'b [u8], pieces: Pieces<'_>) -> Result<(), String> {
         let lines: Vec<&[u8]> =
             split_lines(bytes).filter(|l| l.iter().any(|b| !b.is_ascii_whitespace())).collect();
         let too_long = || InvalidInput::one("", format!("the record is longer than {} MiB", MAX_LINE >> 20));
@@ -197,18 +223,19 @@ impl Job {
                 }
             }
         };
-        let kept_columns = || -> Vec<ArrayRef> {
+        let kept_columns = |start: usize, len: usize| -> Vec<ArrayRef> {
             (0..self.keep.len())
                 .map(|k| {
-                    let values: StringArray = kept.iter().map(|row| row[k].map(unquoted)).collect();
+                    let values: StringArray =
+                        kept[start..start + len].iter().map(|row| row[k].map(unquoted)).collect();
                     Arc::new(values) as ArrayRef
                 })
                 .collect()
         };
-        self.rows(lines.len(), read, kept_pairs, kept_columns)
+        self.rows(lines.len(), read, kept_pairs, kept_columns, pieces)
     }
 
-    fn batch<'b>(&self, batch: &'b RecordBatch) -> Result<Evaluated, String> {
+    fn batch<'b>(&self, batch: &'b RecordBatch, pieces: Pieces<'_>) -> Result<(), String> {
         let plan = self.plan.as_ref().ok_or("internal: Arrow records without a column plan")?;
         let read = |records: &mut Records<'b>, start: usize, len: usize| {
             plan.fill(&self.contract, batch, start, len, records);
@@ -221,33 +248,37 @@ impl Job {
                 }
             }
         };
-        let kept_columns = || self.kept_columns.iter().map(|i| batch.column(*i).clone()).collect();
+        let kept_columns = |start: usize, len: usize| {
+            self.kept_columns.iter().map(|i| batch.column(*i).slice(start, len)).collect()
+        };
         crate::contained::contained("reading a record batch", || {
-            self.rows(batch.num_rows(), read, kept_pairs, kept_columns)
+            self.rows(batch.num_rows(), read, kept_pairs, kept_columns, pieces)
         })
     }
 
-    /// Evaluates `count` records into the output format, a window of
-    /// [`WINDOW`] at a time: `read(records, start, len)` lays out records
-    /// `start .. start + len` as rows `0 .. len`, in one buffer reused
-    /// for every window (small enough to stay in the core's cache).
+    /// Evaluates `count` records into the output format, a window at a
+    /// time: `read(records, start, len)` lays out the records from
+    /// `start` on as rows `0 .. len`, in one buffer reused for every
+    /// window (small enough to stay in the core's cache). A window is at
+    /// most [`WINDOW`] records, fewer when their results are large (a
+    /// window's results are at most half a piece).
     fn rows<'r>(
         &self,
         count: usize,
         read: impl Fn(&mut Records<'r>, usize, usize),
         kept_pairs: impl Fn(usize, &mut Vec<u8>),
-        kept_columns: impl FnOnce() -> Vec<ArrayRef>,
-    ) -> Result<Evaluated, String> {
-        let mut out = match self.output {
-            OutputFormat::Ndjson => Rows::Ndjson(NdjsonRows::new(self.parts, count)),
-            OutputFormat::Arrow => Rows::Arrow(ArrowRows::new(self.contract.ir(), self.parts, count)),
-        };
+        kept_columns: impl Fn(usize, usize) -> Vec<ArrayRef>,
+        pieces: Pieces<'_>,
+    ) -> Result<(), String> {
+        let mut out = self.results(count.min(WINDOW * 4));
         let mut records = Records::new(&self.contract, WINDOW.min(count));
-        let mut failed = 0;
-        for start in (0..count).step_by(WINDOW) {
-            let len = WINDOW.min(count - start);
+        let (mut piece_start, mut failed, mut start) = (0, 0, 0);
+        let mut window = self.window.load(Ordering::Relaxed);
+        loop {
+            let len = window.min(count - start);
             records.reset(len);
             read(&mut records, start, len);
+            let before = out.bytes();
             let sink: &mut dyn RowSink<'_> = match &mut out {
                 Rows::Ndjson(out) => {
                     let kept = |row: usize, pairs: &mut Vec<u8>| kept_pairs(start + row, pairs);
@@ -257,22 +288,69 @@ impl Job {
                 Rows::Arrow(out) => out,
             };
             failed += self.contract.evaluate_records(&records, &self.context, sink);
+            start += len;
+            window = next_window(len, out.bytes() - before, pieces.bytes);
+            self.window.store(window, Ordering::Relaxed);
+            if start == count || out.bytes() >= pieces.bytes {
+                let rest = (count - start).min(WINDOW * 4);
+                let piece = std::mem::replace(&mut out, self.results(rest));
+                let output = match piece {
+                    Rows::Ndjson(out) => Output::Lines(out.out),
+                    Rows::Arrow(out) => Output::Batch(
+                        out.finish(&self.schema, kept_columns(piece_start, start - piece_start))?,
+                    ),
+                };
+                (pieces.emit)(Evaluated { output, records: start - piece_start, failed })?;
+                (piece_start, failed) = (start, 0);
+            }
+            if start == count {
+                return Ok(());
+            }
         }
-        let output = match out {
-            Rows::Ndjson(out) => Output::Lines(out.out),
-            Rows::Arrow(out) => Output::Batch(out.finish(&self.schema, kept_columns())?),
-        };
-        Ok(Evaluated { output, records: count, failed })
     }
+
+    /// An empty output for about `rows` records.
+    fn results(&self, rows: usize) -> Rows<'_> {
+        match self.output {
+            OutputFormat::Ndjson => Rows::Ndjson(NdjsonRows::new(self.parts, rows)),
+            OutputFormat::Arrow => Rows::Arrow(ArrowRows::new(self.contract.ir(), self.parts, rows)),
+        }
+    }
+}
+
+/// Where a chunk's results go, and how large a piece is.
+struct Pieces<'e> {
+    bytes: usize,
+    emit: &'e mut dyn FnMut(Evaluated) -> Result<(), String>,
+}
+
+/// The next window's length after one of `len` records whose results
+/// took `bytes`: as many records as give half a piece, by that window's
+/// bytes per record, between 1 and [`WINDOW`].
+fn next_window(len: usize, bytes: usize, piece_bytes: usize) -> usize {
+    let per_record = (bytes / len.max(1)).max(1);
+    (piece_bytes / 2 / per_record).clamp(1, WINDOW)
 }
 
 /// Records laid out per window: a few hundred kilobytes of slots.
 const WINDOW: usize = 1024;
 
+/// The first window of a run, before the size of its results is known.
+const FIRST_WINDOW: usize = 64;
+
 /// A chunk's results as they are written.
 enum Rows<'p> {
     Ndjson(NdjsonRows),
     Arrow(ArrowRows<'p>),
+}
+
+impl Rows<'_> {
+    fn bytes(&self) -> usize {
+        match self {
+            Rows::Ndjson(out) => out.out.len(),
+            Rows::Arrow(out) => out.bytes(),
+        }
+    }
 }
 
 /// The keys of a result line, which kept fields may not take.
@@ -394,6 +472,38 @@ mod tests {
         };
         assert_eq!(batch.num_rows(), 2);
         assert_eq!(batch.column_by_name("effects").map(|c| c.len()), Some(2));
+    }
+
+    /// Each result row as JSON, from lines or a batch.
+    fn rows(output: Output) -> Vec<String> {
+        match output {
+            Output::Lines(lines) => {
+                String::from_utf8(lines).expect("UTF-8").lines().map(String::from).collect()
+            }
+            Output::Batch(batch) => (0..batch.num_rows())
+                .map(|row| crate::json_rows::record_json(batch.schema().fields(), batch.columns(), row))
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn the_pieces_of_a_chunk_are_its_results_in_order() {
+        let lines: String = (0..3000).map(|i| format!("{{\"amount\":{}}}\n", i % 40)).collect();
+        let chunk = Chunk::Lines(lines.into_bytes());
+        for output in [OutputFormat::Ndjson, OutputFormat::Arrow] {
+            let job = job(output);
+            let whole = rows(job.evaluate(&chunk).expect("results").output);
+            let mut pieces = Vec::new();
+            job.evaluate_in_pieces(&chunk, 4096, &mut |piece| {
+                pieces.push(piece);
+                Ok(())
+            })
+            .expect("results");
+            assert!(pieces.len() > 4, "{output:?}: {} pieces", pieces.len());
+            assert_eq!(pieces.iter().map(|p| p.records).sum::<usize>(), 3000);
+            let joined: Vec<String> = pieces.into_iter().flat_map(|p| rows(p.output)).collect();
+            assert_eq!(joined, whole, "{output:?}");
+        }
     }
 
     #[test]

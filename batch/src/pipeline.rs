@@ -1,10 +1,14 @@
 //! Running a job over a source on every core: a reader (the calling
 //! thread) passes chunks to worker threads through a bounded queue, and a
-//! writer thread puts their outputs back in input order and writes them.
-//! At most a few chunks per worker are in flight, so memory stays flat
-//! whatever the input's size.
+//! writer thread takes their results in input order and writes them.
+//!
+//! Each chunk's results come back through a channel of their own, a few
+//! pieces deep ([`PIECE_BYTES`] or so each), which the writer reads when
+//! the chunk's turn comes: a worker ahead of the writer waits once its
+//! chunk's channel is full. So at most a few chunks and a few pieces of
+//! results per chunk are in flight, and memory stays flat whatever the
+//! size of the input and of its results.
 
-use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::sync::{Arc, Mutex};
@@ -33,19 +37,18 @@ pub fn run(
     progress: &Progress,
 ) -> Result<Summary, String> {
     let threads = threads.max(1);
-    let (chunks, queue) = sync_channel::<(usize, Chunk)>(threads * 2);
-    let (results, outputs) = sync_channel::<(usize, Result<Evaluated, String>)>(threads * 2);
+    let (chunks, queue) = sync_channel::<Work>(threads * 2);
+    let (turns, order) = sync_channel::<Receiver<Piece>>(threads * 4);
     let queue = Arc::new(Mutex::new(queue));
     let stop = AtomicBool::new(false);
     std::thread::scope(|scope| {
         for _ in 0..threads {
-            let (queue, results) = (queue.clone(), results.clone());
-            scope.spawn(move || work(job, &queue, &results));
+            let queue = queue.clone();
+            scope.spawn(move || work(job, &queue));
         }
-        drop(results);
-        let written = scope.spawn(|| write(outputs, writer, progress, &stop));
-        let read = read(source, &chunks, &stop);
-        drop(chunks);
+        let written = scope.spawn(|| write(order, writer, progress, &stop));
+        let read = read(source, &chunks, &turns, &stop);
+        drop((chunks, turns));
         let written = written.join().unwrap_or_else(|_| Err("internal: the writer thread panicked".into()));
         // A reading error comes first: what was written before it is
         // complete, but the run is not.
@@ -53,69 +56,77 @@ pub fn run(
     })
 }
 
-/// Passes the source's chunks on, numbered, until the end, an error or a
-/// stop.
+/// About how large a piece of a chunk's results is.
+pub const PIECE_BYTES: usize = 1 << 20;
+
+/// Pieces of one chunk's results the worker may be ahead of the writer.
+const PIECES_AHEAD: usize = 4;
+
+/// A chunk to evaluate, and where its results go.
+type Work = (Chunk, SyncSender<Piece>);
+
+/// A piece of a chunk's results (or the error that stopped it).
+type Piece = Result<Evaluated, String>;
+
+/// Passes the source's chunks on until the end, an error or a stop; the
+/// writer gets each chunk's channel of results in input order.
 fn read(
     source: &mut dyn Source,
-    chunks: &SyncSender<(usize, Chunk)>,
+    chunks: &SyncSender<Work>,
+    turns: &SyncSender<Receiver<Piece>>,
     stop: &AtomicBool,
 ) -> Result<(), String> {
-    let mut number = 0;
     while !stop.load(Ordering::Relaxed) {
         let Some(chunk) = source.next_chunk()? else { break };
-        if chunks.send((number, chunk)).is_err() {
+        let (results, turn) = sync_channel(PIECES_AHEAD);
+        if turns.send(turn).is_err() || chunks.send((chunk, results)).is_err() {
             break;
         }
-        number += 1;
     }
     Ok(())
 }
 
 /// A worker: evaluates chunks until the queue closes.
-fn work(
-    job: &Job,
-    queue: &Mutex<Receiver<(usize, Chunk)>>,
-    results: &SyncSender<(usize, Result<Evaluated, String>)>,
-) {
+fn work(job: &Job, queue: &Mutex<Receiver<Work>>) {
     loop {
         let next = match queue.lock() {
             Ok(queue) => queue.recv(),
             Err(_) => return,
         };
-        let Ok((number, chunk)) = next else { return };
-        let evaluated = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job.evaluate(&chunk)))
-            .unwrap_or_else(|_| Err("internal: evaluating a chunk panicked".into()));
+        let Ok((chunk, results)) = next else { return };
+        let mut send = |piece: Evaluated| results.send(Ok(piece)).map_err(|_| String::from("stopped"));
+        let evaluated = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            job.evaluate_in_pieces(&chunk, PIECE_BYTES, &mut send)
+        }))
+        .unwrap_or_else(|_| Err("internal: evaluating a chunk panicked".into()));
+        if let Err(message) = evaluated {
+            // Nobody reads the results of a stopped run.
+            let _ = results.send(Err(message));
+        }
         match chunk {
             Chunk::Lines(bytes) => crate::buffers::give(bytes),
             Chunk::Messages(messages) => crate::buffers::give(messages.into_frames()),
             Chunk::Batch(_) => {}
         }
-        if results.send((number, evaluated)).is_err() {
-            return;
-        }
     }
 }
 
-/// Writes outputs in chunk order; after an error, keeps receiving (so no
-/// worker blocks) and asks the reader to stop.
+/// Writes each chunk's pieces in order; after an error, keeps receiving
+/// (so no worker blocks) and asks the reader to stop.
 fn write(
-    outputs: Receiver<(usize, Result<Evaluated, String>)>,
+    order: Receiver<Receiver<Piece>>,
     mut writer: Writer,
     progress: &Progress,
     stop: &AtomicBool,
 ) -> Result<Summary, String> {
-    let mut waiting = BTreeMap::new();
-    let mut next = 0;
     let mut summary = Summary::default();
     let mut failure = None;
-    for (number, evaluated) in outputs {
-        waiting.insert(number, evaluated);
-        while let Some(evaluated) = waiting.remove(&next) {
-            next += 1;
+    for turn in order {
+        for piece in turn {
             if failure.is_some() {
                 continue;
             }
-            let written = evaluated.and_then(|e| {
+            let written = piece.and_then(|e| {
                 summary.records += e.records;
                 summary.failed += e.failed;
                 progress.advance(e.records);

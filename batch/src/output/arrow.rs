@@ -334,6 +334,13 @@ impl<'p> ArrowRows<'p> {
         }
     }
 
+    /// About how many bytes the results so far take: their text (what
+    /// grows with the rules that fire) and a word a row.
+    pub fn bytes(&self) -> usize {
+        let text = |entries: &Entries| entries.columns.iter().map(|c| c.values_slice().len()).sum::<usize>();
+        self.decisions.len() * 8 + text(&self.reasons) + text(&self.findings) + text(&self.errors)
+    }
+
     /// The chunk's batch: `kept` columns first, then the results.
     pub fn finish(mut self, schema: &SchemaRef, kept: Vec<ArrayRef>) -> Result<RecordBatch, String> {
         let mut columns = kept;

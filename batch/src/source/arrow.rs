@@ -84,7 +84,7 @@ impl ArrowFile {
     fn from_reader(file: File, is_file_format: bool, name: String) -> Result<ArrowFile, String> {
         let not_arrow = |e: ArrowError| format!("{name} is not a readable Arrow IPC file: {e}");
         let (schema, batches): (SchemaRef, Batches) = if is_file_format {
-            let reader = arrow_ipc::reader::FileReader::try_new_buffered(file, None).map_err(not_arrow)?;
+            let reader = super::ipc_file::IpcFile::open(file).map_err(not_arrow)?;
             (reader.schema(), Box::new(reader))
         } else {
             let reader =

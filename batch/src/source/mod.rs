@@ -14,6 +14,7 @@ use crate::format::InputFormat;
 mod arrow;
 mod avro;
 pub mod framed;
+mod ipc_file;
 pub mod json;
 pub mod ndjson;
 mod parquet;
@@ -25,7 +26,7 @@ pub use ndjson::NdjsonReader;
 pub use protobuf::ProtobufReader;
 
 /// Rows per Arrow chunk: larger batches are cut (without copying).
-pub const CHUNK_ROWS: usize = 16 * 1024;
+pub const CHUNK_ROWS: usize = 4 * 1024;
 
 /// A block of records.
 #[derive(Debug)]
