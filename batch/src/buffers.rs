@@ -14,13 +14,26 @@ fn pool() -> &'static Mutex<Vec<Vec<u8>>> {
     POOL.get_or_init(|| Mutex::new(Vec::new()))
 }
 
-/// An empty buffer with room for `capacity` bytes, reused when one is
-/// kept.
+/// An empty buffer with room for `capacity` bytes: the smallest kept
+/// one that has the room, else the largest kept one, grown (the kept
+/// buffers are of two sizes, input blocks and pieces of results, and
+/// growing one into the other's size would touch fresh pages again).
 pub fn take(capacity: usize) -> Vec<u8> {
-    let mut buffer = pool().lock().ok().and_then(|mut kept| kept.pop()).unwrap_or_default();
+    let mut buffer =
+        pool().lock().ok().and_then(|mut kept| best_fit(&mut kept, capacity)).unwrap_or_default();
     buffer.clear();
     buffer.reserve(capacity);
     buffer
+}
+
+fn best_fit(kept: &mut Vec<Vec<u8>>, capacity: usize) -> Option<Vec<u8>> {
+    let roomy =
+        kept.iter().enumerate().filter(|(_, b)| b.capacity() >= capacity).min_by_key(|(_, b)| b.capacity());
+    let index = match roomy {
+        Some((index, _)) => index,
+        None => kept.iter().enumerate().max_by_key(|(_, b)| b.capacity())?.0,
+    };
+    Some(kept.swap_remove(index))
 }
 
 /// Gives `buffer` back for reuse.

@@ -15,7 +15,7 @@ use std::path::Path;
 use super::{Chunk, Source};
 
 /// Bytes per read, and about per chunk.
-const BLOCK: usize = 4 << 20;
+const BLOCK: usize = 1 << 20;
 /// The longest record a line may hold.
 pub const MAX_LINE: usize = 64 << 20;
 /// What stands for an over-long line in a chunk (no JSON starts with it).
