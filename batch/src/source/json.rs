@@ -112,13 +112,9 @@ impl JsonArrayReader {
         self.offset += self.buffer.len() as u64;
         self.buffer.clear();
         self.pos = 0;
-        loop {
-            match (&mut self.input).take(BLOCK as u64).read_to_end(&mut self.buffer) {
-                Ok(n) => return Ok(n > 0),
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(format!("cannot read {}: {e}", self.name)),
-            }
-        }
+        let read = super::read_block(&mut self.input, &mut self.buffer, BLOCK)
+            .map_err(|e| format!("cannot read {}: {e}", self.name))?;
+        Ok(read > 0)
     }
 
     /// Scans the rest of the buffer, or up to a record's end, appending

@@ -4,6 +4,7 @@
 //! [`Chunk::Lines`] (Protobuf messages too, written as JSON records),
 //! Arrow IPC, Parquet and Avro as [`Chunk::Batch`].
 
+use std::io::Read;
 use std::path::Path;
 
 use arrow_array::RecordBatch;
@@ -50,6 +51,29 @@ pub trait Source: Send {
     fn schema(&self) -> Option<SchemaRef> {
         None
     }
+}
+
+/// Appends up to `limit` bytes of `input` to `buffer` (fewer only at the
+/// input's end) and says how many; 0 at the end. Each read asks for all
+/// that is left of the block: `read_to_end`'s small, growing reads cost
+/// the NDJSON reader eight times the copying they did.
+pub(crate) fn read_block(input: &mut dyn Read, buffer: &mut Vec<u8>, limit: usize) -> std::io::Result<usize> {
+    let start = buffer.len();
+    buffer.resize(start + limit, 0);
+    let mut end = start;
+    while end < buffer.len() {
+        match input.read(&mut buffer[end..]) {
+            Ok(0) => break,
+            Ok(n) => end += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => {
+                buffer.truncate(start);
+                return Err(e);
+            }
+        }
+    }
+    buffer.truncate(end);
+    Ok(end - start)
 }
 
 /// Opens `path` as `format` (Protobuf, which needs a schema, is opened

@@ -52,17 +52,8 @@ impl NdjsonReader {
     /// Reads up to a block more into `buffer` (after what it holds); 0
     /// at the end.
     fn fill(&mut self, buffer: &mut Vec<u8>) -> Result<usize, String> {
-        let start = buffer.len();
-        loop {
-            match (&mut self.input).take(BLOCK as u64).read_to_end(buffer) {
-                Ok(_) => return Ok(buffer.len() - start),
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(e) => {
-                    buffer.truncate(start);
-                    return Err(format!("cannot read {}: {e}", self.name));
-                }
-            }
-        }
+        super::read_block(&mut self.input, buffer, BLOCK)
+            .map_err(|e| format!("cannot read {}: {e}", self.name))
     }
 }
 
