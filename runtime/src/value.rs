@@ -307,7 +307,60 @@ pub fn render_template_into<E>(
     Ok(())
 }
 
-/// Appends a JSON string literal.
+/// Appends a JSON string literal, as serde_json writes it: most texts
+/// (rule names, codes, messages) need no escape and are copied whole.
 pub fn write_json_str(text: &str, out: &mut Vec<u8>) {
-    let _ = serde_json::to_writer(&mut *out, text);
+    if needs_escape(text.as_bytes()) {
+        let _ = serde_json::to_writer(&mut *out, text);
+    } else {
+        out.reserve(text.len() + 2);
+        out.push(b'"');
+        out.extend_from_slice(text.as_bytes());
+        out.push(b'"');
+    }
+}
+
+/// Whether some byte of `bytes` is a control character, `"` or `\\`,
+/// looked for eight bytes at a time (the bytes under 0x20 of a word, and
+/// its bytes equal to a quote or a backslash, found by borrows into each
+/// byte's top bit; a false alarm would only take the slow path).
+fn needs_escape(bytes: &[u8]) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const TOPS: u64 = 0x8080_8080_8080_8080;
+    let zero_byte = |w: u64| w.wrapping_sub(ONES) & !w & TOPS;
+    let mut words = bytes.chunks_exact(8);
+    for word in &mut words {
+        let mut eight = [0u8; 8];
+        eight.copy_from_slice(word);
+        let w = u64::from_le_bytes(eight);
+        let control = w.wrapping_sub(ONES * 0x20) & !w & TOPS;
+        if control | zero_byte(w ^ (ONES * u64::from(b'"'))) | zero_byte(w ^ (ONES * u64::from(b'\\'))) != 0 {
+            return true;
+        }
+    }
+    words.remainder().iter().any(|&b| b < 0x20 || b == b'"' || b == b'\\')
+}
+
+#[cfg(test)]
+mod tests {
+    /// Every byte value that can start or sit in a string, alone and
+    /// among plain text, is written as serde_json writes it.
+    #[test]
+    fn json_strings_are_written_as_serde_json_writes_them() {
+        let mut texts: Vec<String> = (0u32..0x80).filter_map(char::from_u32).map(String::from).collect();
+        texts.extend(
+            ["", "plain text", "a \"quote\"", "back\\slash", "tab\there", "é ü 日本 🦀", "\u{7f}\u{2028}"]
+                .map(String::from),
+        );
+        // Each at every place of an eight-byte word, and past it.
+        let mixed: Vec<String> = texts
+            .iter()
+            .flat_map(|t| (0..18).map(move |at| format!("{}{t}{}", "a".repeat(at), "b".repeat(at % 5))))
+            .collect();
+        for text in texts.iter().chain(&mixed) {
+            let mut out = Vec::new();
+            super::write_json_str(text, &mut out);
+            assert_eq!(String::from_utf8(out).ok(), serde_json::to_string(text).ok(), "{text:?}");
+        }
+    }
 }
