@@ -5,7 +5,8 @@
 //! across formats; the DuckDB peer beside the reference contract.
 //!
 //! - [`shapes`]: the contracts, the shapes and their records;
-//! - [`writers`]: input files in each format ([`arrow`]: Arrow IPC);
+//! - [`writers`]: input files in each format ([`arrow`]: record batches,
+//!   as Arrow IPC and Parquet, [`avro`]: Avro);
 //! - [`child`]: a measured child process;
 //! - [`check`]: the cross-format check;
 //! - [`duckdb`]: the DuckDB peer;
@@ -16,6 +17,7 @@
 //! cells ran) or into `--data DIR` (kept, and reused by the next run).
 
 pub mod arrow;
+pub mod avro;
 pub mod check;
 pub mod child;
 pub mod duckdb;
