@@ -8,6 +8,23 @@ fn rulec(args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_rulec")).args(args).output().expect("rulec runs")
 }
 
+/// Every cell that ran, by contract and shape: its formats' digests.
+type Digests = std::collections::BTreeMap<(String, String), Vec<(String, String)>>;
+
+fn digests(rows: &[serde_json::Value]) -> Digests {
+    let mut cells = Digests::new();
+    for row in rows.iter().filter(|r| r["engine"] == "rulec") {
+        let Some(sha256) = row["results_sha256"].as_str() else { continue };
+        let cell = (
+            row["contract"].as_str().unwrap_or("").to_string(),
+            row["shape"].as_str().unwrap_or("").to_string(),
+        );
+        let format = format!("{} in-process", row["format"].as_str().unwrap_or(""));
+        cells.entry(cell).or_default().push((format, sha256.to_string()));
+    }
+    cells
+}
+
 #[test]
 fn a_tiny_slice_runs_every_format_and_the_formats_agree() {
     let dir = tempfile::tempdir().expect("a temp dir");
@@ -19,46 +36,47 @@ fn a_tiny_slice_runs_every_format_and_the_formats_agree() {
         "--records",
         "2000",
         "--contracts",
-        "6",
+        "reference,6",
         "--shapes",
-        "flat",
+        "flat,nested",
+        "--no-duckdb",
         "--json",
         json_arg,
     ]);
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(output.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
     for format in batch::InputFormat::ALL {
-        let row = format!("| rulec | {} | 6 | flat | 2000 |", format.name());
-        assert!(stdout.contains(&row), "no row `{row}` in\n{stdout}");
+        for (contract, shape) in [("6", "flat"), ("6", "nested"), ("reference", "nested")] {
+            let row = format!("| rulec | {} | {contract} | {shape} | 2000 |", format.name());
+            assert!(stdout.contains(&row), "no row `{row}` in\n{stdout}");
+        }
     }
     assert!(stdout.contains("cross-format check: ok"), "{stdout}");
 
     let report: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).expect("the JSON rows")).expect("JSON");
     let rows = report["rows"].as_array().expect("rows");
-    assert_eq!(rows.len(), batch::InputFormat::ALL.len(), "{report}");
-    let mut digests = Vec::new();
-    for row in rows {
-        if row["skipped"] == "not built" {
-            continue;
-        }
+    // Four cells (the reference contract has no flat records), each in
+    // every format.
+    assert_eq!(rows.len(), 4 * batch::InputFormat::ALL.len(), "{report}");
+    for row in rows.iter().filter(|r| r["skipped"].is_null()) {
         assert!(row["records_per_s"].as_f64().unwrap_or(0.0) > 0.0, "{row}");
         assert!(row["peak_rss_mib"].as_f64().unwrap_or(0.0) > 1.0, "{row}");
         // Text holds every record's ~200 bytes; columns (Parquet) compress.
         let per_record = if matches!(row["format"].as_str(), Some("ndjson" | "json")) { 50 } else { 10 };
         assert!(row["input_bytes"].as_u64().unwrap_or(0) > 2000 * per_record, "{row}");
-        digests.push(row["results_sha256"].as_str().expect("a digest").to_string());
     }
-    let ran: Vec<&str> = rows
-        .iter()
-        .filter(|r| r["results_sha256"].is_string())
-        .filter_map(|r| r["format"].as_str())
-        .collect();
-    for format in ["ndjson", "json", "arrow", "avro", "parquet"] {
-        assert!(ran.contains(&format), "no results in {format}: {report}");
+    let cells = digests(rows);
+    assert_eq!(cells.len(), 3, "{cells:?}");
+    for (cell, runs) in &cells {
+        let formats: Vec<&str> = runs.iter().map(|(f, _)| f.as_str()).collect();
+        for format in batch::InputFormat::ALL {
+            let format = format!("{} in-process", format.name());
+            assert!(formats.contains(&format.as_str()), "{cell:?}: no results in {format}: {formats:?}");
+        }
+        assert!(runs.iter().all(|(_, d)| d == &runs[0].1), "{cell:?}: {runs:?}");
     }
-    assert!(digests.iter().all(|d| d == &digests[0]), "{digests:?}");
-    assert_eq!(report["cross_format"]["compared"], 1);
+    assert_eq!(report["cross_format"]["compared"], 3);
 }
 
 #[test]

@@ -6,7 +6,7 @@
 //!
 //! - [`shapes`]: the contracts, the shapes and their records;
 //! - [`writers`]: input files in each format ([`arrow`]: record batches,
-//!   as Arrow IPC and Parquet, [`avro`]: Avro);
+//!   as Arrow IPC and Parquet, [`avro`]: Avro, [`protobuf`]: Protobuf);
 //! - [`child`]: a measured child process;
 //! - [`check`]: the cross-format check;
 //! - [`duckdb`]: the DuckDB peer;
@@ -21,6 +21,7 @@ pub mod avro;
 pub mod check;
 pub mod child;
 pub mod duckdb;
+pub mod protobuf;
 pub mod report;
 pub mod shapes;
 pub mod writers;

@@ -6,7 +6,7 @@
 //! with no other edit; a format without one is reported "skipped: not
 //! built". NDJSON and a JSON array are written here; Arrow IPC, Parquet
 //! and Avro from record batches ([`super::arrow`], [`super::avro`]);
-//! a Protobuf writer is to be added.
+//! Protobuf in [`super::protobuf`].
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -48,6 +48,7 @@ pub fn writer(format: &str) -> Option<Box<dyn FormatWriter>> {
         "arrow" => Some(Box::new(ArrowFormat { extension: "arrow", open: arrow::ipc_file })),
         "parquet" => Some(Box::new(ArrowFormat { extension: "parquet", open: arrow::parquet })),
         "avro" => Some(Box::new(ArrowFormat { extension: "avro", open: super::avro::open })),
+        "protobuf" => Some(Box::new(super::protobuf::ProtobufFormat)),
         _ => None,
     }
 }
