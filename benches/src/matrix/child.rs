@@ -29,11 +29,10 @@ pub fn high_water_mark(pid: u32) -> Option<u64> {
 pub struct Measured {
     pub wall: Duration,
     pub peak_rss_bytes: u64,
-    pub status: ExitStatus,
 }
 
-/// Runs `command` to its end.
-pub fn run(command: &mut Command) -> Result<Measured, String> {
+/// Runs `command` to its end: what it took, and how it ended.
+pub fn run(command: &mut Command) -> Result<(Measured, ExitStatus), String> {
     let started = Instant::now();
     let child = command.spawn().map_err(|e| format!("cannot start {:?}: {e}", command.get_program()))?;
     let pid = libc::pid_t::try_from(child.id()).map_err(|_| "internal: a pid out of range".to_string())?;
@@ -65,7 +64,7 @@ pub fn run(command: &mut Command) -> Result<Measured, String> {
     drop(child);
     // Linux gives `ru_maxrss` in KiB.
     let peak_rss_bytes = peak.unwrap_or_else(|| u64::try_from(usage.ru_maxrss).unwrap_or(0) * 1024);
-    Ok(Measured { wall, peak_rss_bytes, status: ExitStatus::from_raw(status) })
+    Ok((Measured { wall, peak_rss_bytes }, ExitStatus::from_raw(status)))
 }
 
 #[cfg(test)]
@@ -77,10 +76,10 @@ mod tests {
         // A shell that allocates about 64 MiB (a string doubled 26 times).
         let mut big = Command::new("sh");
         big.args(["-c", "x=a; i=0; while [ $i -lt 26 ]; do x=$x$x; i=$((i+1)); done; exit 3"]);
-        let measured = run(&mut big).expect("sh runs");
-        assert_eq!(measured.status.code(), Some(3));
+        let (measured, status) = run(&mut big).expect("sh runs");
+        assert_eq!(status.code(), Some(3));
         assert!(measured.peak_rss_bytes > 64 << 20, "{measured:?}");
-        let small = run(Command::new("sleep").arg("0.05")).expect("sleep runs");
+        let (small, _) = run(Command::new("sleep").arg("0.05")).expect("sleep runs");
         assert!(small.peak_rss_bytes < measured.peak_rss_bytes / 4, "{small:?} vs {measured:?}");
     }
 
@@ -88,7 +87,7 @@ mod tests {
     #[test]
     fn a_child_does_not_get_its_parents_memory() {
         let held: Vec<u8> = vec![1; 256 << 20];
-        let measured = run(Command::new("sleep").arg("0.2")).expect("sleep runs");
+        let (measured, _) = run(Command::new("sleep").arg("0.2")).expect("sleep runs");
         assert!(measured.peak_rss_bytes < 64 << 20, "{measured:?}");
         assert_eq!(held.iter().step_by(4096).map(|b| usize::from(*b)).sum::<usize>(), (256 << 20) / 4096);
     }
