@@ -1,11 +1,30 @@
 //! `rulec bench --batch` end to end on a tiny slice: the table has a row
-//! per format, the JSON rows say the same, and every format's results are
-//! the same bytes. It checks the report's shape, never a speed.
+//! per format and mode, the JSON rows say the same, and every format's
+//! results, in process and over HTTP, are the same bytes. It checks the
+//! report's shape, never a speed.
 
 use std::process::Command;
 
 fn rulec(args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_rulec")).args(args).output().expect("rulec runs")
+}
+
+/// Every cell that ran, by contract and shape: its formats' digests.
+type Digests = std::collections::BTreeMap<(String, String), Vec<(String, String)>>;
+
+fn digests(rows: &[serde_json::Value]) -> Digests {
+    let mut cells = Digests::new();
+    for row in rows.iter().filter(|r| r["engine"] == "rulec") {
+        let Some(sha256) = row["results_sha256"].as_str() else { continue };
+        let cell = (
+            row["contract"].as_str().unwrap_or("").to_string(),
+            row["shape"].as_str().unwrap_or("").to_string(),
+        );
+        let format =
+            format!("{} {}", row["format"].as_str().unwrap_or(""), row["mode"].as_str().unwrap_or(""));
+        cells.entry(cell).or_default().push((format, sha256.to_string()));
+    }
+    cells
 }
 
 #[test]
@@ -19,39 +38,107 @@ fn a_tiny_slice_runs_every_format_and_the_formats_agree() {
         "--records",
         "2000",
         "--contracts",
-        "6",
+        "reference,6",
         "--shapes",
-        "flat",
+        "flat,nested",
+        "--modes",
+        "in-process",
+        "--no-duckdb",
         "--json",
         json_arg,
     ]);
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(output.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
     for format in batch::InputFormat::ALL {
-        let row = format!("| rulec | {} | 6 | flat | 2000 |", format.name());
-        assert!(stdout.contains(&row), "no row `{row}` in\n{stdout}");
+        for (contract, shape) in [("6", "flat"), ("6", "nested"), ("reference", "nested")] {
+            let row = format!("| rulec | in-process | {} | {contract} | {shape} | 2000 |", format.name());
+            assert!(stdout.contains(&row), "no row `{row}` in\n{stdout}");
+        }
     }
     assert!(stdout.contains("cross-format check: ok"), "{stdout}");
 
     let report: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).expect("the JSON rows")).expect("JSON");
     let rows = report["rows"].as_array().expect("rows");
-    assert_eq!(rows.len(), batch::InputFormat::ALL.len(), "{report}");
-    let mut digests = Vec::new();
-    for row in rows {
-        if row["skipped"] == "not built" {
-            continue;
-        }
+    // Four cells (the reference contract has no flat records), each in
+    // every format.
+    assert_eq!(rows.len(), 4 * batch::InputFormat::ALL.len(), "{report}");
+    for row in rows.iter().filter(|r| r["skipped"].is_null()) {
         assert!(row["records_per_s"].as_f64().unwrap_or(0.0) > 0.0, "{row}");
         assert!(row["peak_rss_mib"].as_f64().unwrap_or(0.0) > 1.0, "{row}");
         // Text holds every record's ~200 bytes; columns (Parquet) compress.
         let per_record = if matches!(row["format"].as_str(), Some("ndjson" | "json")) { 50 } else { 10 };
         assert!(row["input_bytes"].as_u64().unwrap_or(0) > 2000 * per_record, "{row}");
-        digests.push(row["results_sha256"].as_str().expect("a digest").to_string());
     }
-    assert!(digests.len() >= 2, "NDJSON and Arrow at least: {report}");
-    assert!(digests.iter().all(|d| d == &digests[0]), "{digests:?}");
-    assert_eq!(report["cross_format"]["compared"], 1);
+    let cells = digests(rows);
+    assert_eq!(cells.len(), 3, "{cells:?}");
+    for (cell, runs) in &cells {
+        let formats: Vec<&str> = runs.iter().map(|(f, _)| f.as_str()).collect();
+        for format in batch::InputFormat::ALL {
+            let format = format!("{} in-process", format.name());
+            assert!(formats.contains(&format.as_str()), "{cell:?}: no results in {format}: {formats:?}");
+        }
+        assert!(runs.iter().all(|(_, d)| d == &runs[0].1), "{cell:?}: {runs:?}");
+    }
+    assert_eq!(report["cross_format"]["compared"], 3);
+}
+
+/// Over loopback HTTP (`rulec serve`, one POST a cell) Arrow and NDJSON
+/// give the in-process results; the formats the endpoint does not take
+/// are rows that say so.
+#[test]
+fn http_cells_give_the_in_process_results() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let json = dir.path().join("matrix.json");
+    let json_arg = json.to_str().expect("a UTF-8 path");
+    let output = rulec(&[
+        "bench",
+        "--batch",
+        "--records",
+        "3000",
+        "--contracts",
+        "reference,6",
+        "--shapes",
+        "nested",
+        "--formats",
+        "ndjson,arrow,avro",
+        "--modes",
+        "in-process,http",
+        "--no-duckdb",
+        "--json",
+        json_arg,
+    ]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
+    for contract in ["reference", "6"] {
+        let row = format!("| rulec | http | avro | {contract} | nested | 3000 |");
+        let line =
+            stdout.lines().find(|l| l.starts_with(&row)).unwrap_or_else(|| panic!("no `{row}`: {stdout}"));
+        assert!(line.contains("skipped: HTTP takes Arrow IPC streams and NDJSON"), "{line}");
+    }
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).expect("the JSON rows")).expect("JSON");
+    let rows = report["rows"].as_array().expect("rows");
+    assert_eq!(rows.len(), 2 * 3 * 2, "{report}");
+    for row in rows.iter().filter(|r| r["mode"] == "http" && r["skipped"].is_null()) {
+        assert!(row["records_per_s"].as_f64().unwrap_or(0.0) > 0.0, "{row}");
+        // The server's own memory: a process that loaded a contract.
+        assert!(row["peak_rss_mib"].as_f64().unwrap_or(0.0) > 5.0, "{row}");
+    }
+    let cells = digests(rows);
+    assert_eq!(cells.len(), 2, "{cells:?}");
+    for (cell, runs) in &cells {
+        let mut formats: Vec<&str> = runs.iter().map(|(f, _)| f.as_str()).collect();
+        formats.sort_unstable();
+        assert_eq!(
+            formats,
+            ["arrow http", "arrow in-process", "avro in-process", "ndjson http", "ndjson in-process"],
+            "{cell:?}"
+        );
+        assert!(runs.iter().all(|(_, d)| d == &runs[0].1), "{cell:?}: {runs:?}");
+    }
+    assert_eq!(report["cross_format"]["compared"], 2);
+    assert_eq!(report["modes"], serde_json::json!(["in-process", "http"]));
 }
 
 #[test]
@@ -60,6 +147,7 @@ fn bad_batch_flags_are_usage_errors() {
         (&["bench", "--batch", "--shapes", "round"][..], "unknown shape `round`"),
         (&["bench", "--batch", "--contracts", "many"][..], "unknown contract `many`"),
         (&["bench", "--batch", "--formats", "csv"][..], "unknown format `csv`"),
+        (&["bench", "--batch", "--modes", "grpc"][..], "unknown mode `grpc`"),
         (&["bench", "--records", "10"][..], "--batch"),
     ] {
         let output = rulec(args);

@@ -1,5 +1,6 @@
-//! Records as Arrow IPC (file format) or Parquet, in columns typed by the contract's
-//! input: ints `Int64`, decimals `Decimal128(18, 2)` (the records'
+//! Records as Arrow record batches, in columns typed by the contract's
+//! input, written by a [`BatchFile`]: Arrow IPC (file or stream format)
+//! and Parquet here, Avro in [`super::avro`]. The columns: ints `Int64`, decimals `Decimal128(18, 2)` (the records'
 //! decimals have two places, so a column holds exactly their text),
 //! floats `Float64`, strings and enums `Utf8`, records `Struct`, lists
 //! `List`, optional fields nullable. Top-level fields the contract does
@@ -15,8 +16,8 @@ use arrow_array::{
     ArrayRef, BooleanArray, Decimal128Array, Float64Array, Int64Array, ListArray, RecordBatch, StructArray,
 };
 use arrow_buffer::{NullBuffer, OffsetBuffer, ScalarBuffer};
-use arrow_ipc::writer::FileWriter;
-use arrow_schema::{DataType, Field, Fields, Schema};
+use arrow_ipc::writer::{FileWriter, StreamWriter};
+use arrow_schema::{DataType, Field, Fields, Schema, SchemaRef};
 use ir::{TypeId, TypeKind, TypeTable};
 use serde_json::Value;
 
@@ -28,27 +29,70 @@ const BATCH_ROWS: usize = 8192;
 /// The scale of every decimal column.
 const SCALE: u32 = 2;
 
-/// The file format the columns are written in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Container {
-    /// Arrow IPC, file format.
-    Ipc,
-    /// Parquet (arrow-rs's writer, its default properties).
-    Parquet,
+/// A file of record batches being written.
+pub trait BatchFile {
+    fn write(&mut self, batch: &RecordBatch) -> Result<(), String>;
+
+    /// Completes the file.
+    fn finish(self: Box<Self>) -> Result<(), String>;
 }
 
-/// An open file of either container.
-enum Open {
-    Ipc(FileWriter<BufWriter<File>>),
-    Parquet(Box<parquet::arrow::ArrowWriter<BufWriter<File>>>),
+/// Opens a [`BatchFile`] of batches of `schema` on `out` (when the first
+/// batch is written: the schema is known then).
+pub type Opener = fn(out: BufWriter<File>, schema: &SchemaRef) -> Result<Box<dyn BatchFile>, String>;
+
+/// Arrow IPC, file format.
+pub fn ipc_file(out: BufWriter<File>, schema: &SchemaRef) -> Result<Box<dyn BatchFile>, String> {
+    Ok(Box::new(FileWriter::try_new(out, schema).map_err(|e| e.to_string())?))
 }
 
-/// Writes records to an Arrow IPC or Parquet file, a batch at a time.
+/// Arrow IPC, stream format (what the HTTP batch endpoint takes).
+pub fn ipc_stream(out: BufWriter<File>, schema: &SchemaRef) -> Result<Box<dyn BatchFile>, String> {
+    Ok(Box::new(StreamWriter::try_new(out, schema).map_err(|e| e.to_string())?))
+}
+
+/// Parquet (arrow-rs's writer, its default properties).
+pub fn parquet(out: BufWriter<File>, schema: &SchemaRef) -> Result<Box<dyn BatchFile>, String> {
+    let file = parquet::arrow::ArrowWriter::try_new(out, schema.clone(), None).map_err(|e| e.to_string())?;
+    Ok(Box::new(file))
+}
+
+impl BatchFile for FileWriter<BufWriter<File>> {
+    fn write(&mut self, batch: &RecordBatch) -> Result<(), String> {
+        FileWriter::write(self, batch).map_err(|e| e.to_string())
+    }
+
+    fn finish(mut self: Box<Self>) -> Result<(), String> {
+        FileWriter::finish(&mut self).map_err(|e| e.to_string())
+    }
+}
+
+impl BatchFile for StreamWriter<BufWriter<File>> {
+    fn write(&mut self, batch: &RecordBatch) -> Result<(), String> {
+        StreamWriter::write(self, batch).map_err(|e| e.to_string())
+    }
+
+    fn finish(mut self: Box<Self>) -> Result<(), String> {
+        StreamWriter::finish(&mut self).map_err(|e| e.to_string())
+    }
+}
+
+impl BatchFile for parquet::arrow::ArrowWriter<BufWriter<File>> {
+    fn write(&mut self, batch: &RecordBatch) -> Result<(), String> {
+        parquet::arrow::ArrowWriter::write(self, batch).map_err(|e| e.to_string())
+    }
+
+    fn finish(self: Box<Self>) -> Result<(), String> {
+        self.close().map(|_| ()).map_err(|e| e.to_string())
+    }
+}
+
+/// Writes records to a [`BatchFile`], a batch at a time.
 pub struct ArrowWriter {
     path: String,
-    container: Container,
+    open: Opener,
     out: Option<BufWriter<File>>,
-    file: Option<Open>,
+    file: Option<Box<dyn BatchFile>>,
     fields: Vec<Slot>,
     /// Whether the undeclared fields were looked for (in the first record).
     extras_found: bool,
@@ -85,11 +129,12 @@ enum Column {
 }
 
 impl ArrowWriter {
-    /// A writer of records of `contract`'s input to `path`.
+    /// A writer of records of `contract`'s input to `path`, in the file
+    /// `open` opens.
     pub fn create(
         path: &std::path::Path,
         contract: &ir::Contract,
-        container: Container,
+        open: Opener,
     ) -> Result<ArrowWriter, String> {
         let TypeKind::Record(fields) = contract.types.kind(contract.input) else {
             return Err("the contract's input is not a record".into());
@@ -98,7 +143,7 @@ impl ArrowWriter {
         let file = File::create(path).map_err(|e| format!("cannot create {}: {e}", path.display()))?;
         Ok(ArrowWriter {
             path: path.display().to_string(),
-            container,
+            open,
             out: Some(BufWriter::with_capacity(1 << 20, file)),
             file: None,
             fields,
@@ -115,18 +160,10 @@ impl ArrowWriter {
         let batch = RecordBatch::try_new(schema.clone(), columns).map_err(|e| format!("internal: {e}"))?;
         if self.file.is_none() {
             let out = self.out.take().ok_or("internal: the Arrow file is gone")?;
-            self.file = Some(match self.container {
-                Container::Ipc => Open::Ipc(FileWriter::try_new(out, &schema).map_err(|e| self.failed(e))?),
-                Container::Parquet => Open::Parquet(Box::new(
-                    parquet::arrow::ArrowWriter::try_new(out, schema, None).map_err(|e| self.failed(e))?,
-                )),
-            });
+            self.file = Some((self.open)(out, &schema).map_err(|e| self.failed(e))?);
         }
-        let written = match self.file.as_mut().ok_or("internal: the Arrow file is gone")? {
-            Open::Ipc(file) => file.write(&batch).map_err(|e| e.to_string()),
-            Open::Parquet(file) => file.write(&batch).map_err(|e| e.to_string()),
-        };
-        written.map_err(|e| format!("cannot write {}: {e}", self.path))?;
+        let file = self.file.as_mut().ok_or("internal: the Arrow file is gone")?;
+        file.write(&batch).map_err(|e| format!("cannot write {}: {e}", self.path))?;
         self.rows = 0;
         Ok(())
     }
@@ -173,10 +210,8 @@ impl RecordSink for ArrowWriter {
         if self.rows > 0 || self.file.is_none() {
             self.flush()?;
         }
-        match self.file.take().ok_or("internal: the Arrow file is gone")? {
-            Open::Ipc(mut file) => file.finish().map_err(|e| self.failed(e)),
-            Open::Parquet(file) => file.close().map(|_| ()).map_err(|e| self.failed(e)),
-        }
+        let file = self.file.take().ok_or("internal: the Arrow file is gone")?;
+        file.finish().map_err(|e| self.failed(e))
     }
 }
 

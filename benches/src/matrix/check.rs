@@ -1,6 +1,7 @@
 //! The cross-format check: every format's results for the same contract,
-//! shape and count must be the same bytes once written as NDJSON (the
-//! batch promise, INTERFACES.md), compared by their SHA-256.
+//! shape and count, in process or over HTTP, must be the same bytes once
+//! written as NDJSON (the batch promise, INTERFACES.md), compared by
+//! their SHA-256.
 
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -11,7 +12,8 @@ use sha2::{Digest, Sha256};
 /// One cell's results, for the check.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Results<'a> {
-    pub format: &'a str,
+    /// The format and mode, as the report names them.
+    pub format: String,
     /// What must agree: contract, shape and count.
     pub cell: String,
     pub sha256: &'a str,
@@ -73,8 +75,8 @@ pub fn digest(path: &Path) -> Result<(String, usize), String> {
 mod tests {
     use super::*;
 
-    fn results<'a>(format: &'a str, cell: &str, sha256: &'a str) -> Results<'a> {
-        Results { format, cell: cell.to_string(), sha256 }
+    fn results<'a>(format: &str, cell: &str, sha256: &'a str) -> Results<'a> {
+        Results { format: format.to_string(), cell: cell.to_string(), sha256 }
     }
 
     #[test]

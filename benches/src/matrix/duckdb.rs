@@ -68,7 +68,7 @@ impl Peer {
             .stdout(Stdio::null())
             .stderr(stderr);
         let row = match child::run(&mut command) {
-            Ok(measured) if measured.status.success() => {
+            Ok((measured, status)) if status.success() => {
                 let rows = super::last_line(&errors);
                 if rows == format!("{} rows", row.records) {
                     let row = Row { results_sha256: None, ..row.measured(&measured, String::new()) };
@@ -81,7 +81,7 @@ impl Peer {
                     row.failed(why)
                 }
             }
-            Ok(measured) => row.failed(format!("{}: {}", measured.status, super::last_line(&errors))),
+            Ok((_, status)) => row.failed(format!("{status}: {}", super::last_line(&errors))),
             Err(e) => row.failed(e),
         };
         let _ = std::fs::remove_file(&output);

@@ -1,12 +1,16 @@
 //! The batch matrix behind `rulec bench --batch`: every input format ×
-//! contract × record shape × count, each cell one `rulec eval --input`
-//! child process (the CLI's batch pipeline, measured from outside: wall
-//! time and its own peak RSS), results written to a file and compared
-//! across formats; the DuckDB peer beside the reference contract.
+//! contract × record shape × count × mode, each cell one `rulec eval
+//! --input` child process (the CLI's batch pipeline, measured from
+//! outside: wall time and its own peak RSS) or one batch posted to a
+//! `rulec serve` child over loopback HTTP, results written to a file and
+//! compared across formats and modes; the DuckDB peer beside the
+//! reference contract.
 //!
 //! - [`shapes`]: the contracts, the shapes and their records;
-//! - [`writers`]: input files in each format ([`arrow`]: Arrow IPC);
+//! - [`writers`]: input files in each format ([`arrow`]: record batches,
+//!   as Arrow IPC and Parquet, [`avro`]: Avro, [`protobuf`]: Protobuf);
 //! - [`child`]: a measured child process;
+//! - [`http`]: a cell over loopback HTTP (`rulec serve`);
 //! - [`check`]: the cross-format check;
 //! - [`duckdb`]: the DuckDB peer;
 //! - [`report`]: the rows, as a table or JSON.
@@ -16,9 +20,12 @@
 //! cells ran) or into `--data DIR` (kept, and reused by the next run).
 
 pub mod arrow;
+pub mod avro;
 pub mod check;
 pub mod child;
 pub mod duckdb;
+pub mod http;
+pub mod protobuf;
 pub mod report;
 pub mod shapes;
 pub mod writers;
@@ -34,26 +41,51 @@ pub use shapes::{ContractChoice, Family, Shape};
 /// The count of the full tier (`--full`, the 6-rule contract only).
 pub const FULL_RECORDS: usize = 10_000_000;
 
-/// How cells are run. Only in process for now (`rulec eval --input`); a
-/// mode over loopback HTTP (`rulec serve`'s batch endpoint) is a variant
-/// and a [`Mode::run`] arm to add.
+/// How cells are run.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Mode {
-    /// `rulec eval --input FILE --output FILE`: the batch crate's pipeline.
+    /// `rulec eval --input FILE --output FILE`: the batch crate's pipeline
+    /// in a process of its own.
     InProcess,
+    /// `rulec serve` and one `POST /evaluations` over loopback ([`http`]).
+    Http,
 }
 
 impl Mode {
+    pub const ALL: [Mode; 2] = [Mode::InProcess, Mode::Http];
+
     pub fn name(self) -> &'static str {
         match self {
             Mode::InProcess => "in-process",
+            Mode::Http => "http",
         }
     }
 
-    /// The command evaluating `input` into `output` (NDJSON results).
-    fn command(self, plan: &Plan, cell: &Cell<'_>, output: &Path) -> Command {
+    pub fn parse(name: &str) -> Result<Mode, String> {
+        Mode::ALL.into_iter().find(|m| m.name() == name).ok_or_else(|| {
+            let names: Vec<&str> = Mode::ALL.iter().map(|m| m.name()).collect();
+            format!("unknown mode `{name}` (modes: {})", names.join(", "))
+        })
+    }
+
+    /// Why this mode has no row for `format`, if it has none.
+    fn refuses(self, format: &str) -> Option<&'static str> {
+        (self == Mode::Http && !http::FORMATS.contains(&format)).then_some(http::NOT_TAKEN)
+    }
+
+    /// Evaluates the cell's input into `output` (NDJSON results); what it
+    /// took, or why it failed.
+    fn run(
+        self,
+        plan: &Plan,
+        cell: &Cell<'_>,
+        output: &Path,
+        errors: &Path,
+    ) -> Result<child::Measured, String> {
         match self {
             Mode::InProcess => {
+                let stderr = std::fs::File::create(errors)
+                    .map_err(|e| format!("cannot create {}: {e}", errors.display()))?;
                 let mut command = Command::new(&plan.rulec);
                 command
                     .arg("eval")
@@ -64,9 +96,27 @@ impl Mode {
                     .arg("--output")
                     .arg(output)
                     .args(["--threads", &plan.threads.to_string()])
-                    .args(cell.eval_args);
-                command
+                    .args(cell.eval_args)
+                    .stdin(Stdio::null())
+                    .stdout(Stdio::null())
+                    .stderr(stderr);
+                match child::run(&mut command)? {
+                    (measured, status) if status.success() => Ok(measured),
+                    (_, status) => Err(format!("{status}: {}", last_line(errors))),
+                }
             }
+            Mode::Http => http::run(&http::HttpCell {
+                rulec: &plan.rulec,
+                contract_file: cell.contract_file,
+                contract: cell.contract,
+                channel: cell.family.channel(),
+                body: cell.http_body.ok_or("internal: no body for HTTP")?,
+                format: cell.format.name(),
+                threads: plan.threads,
+                output,
+                errors,
+                work: cell.work,
+            }),
         }
     }
 }
@@ -74,7 +124,8 @@ impl Mode {
 /// What to run.
 #[derive(Clone, Debug)]
 pub struct Plan {
-    pub mode: Mode,
+    /// In process, over HTTP, or both (each format's rows in this order).
+    pub modes: Vec<Mode>,
     pub formats: Vec<InputFormat>,
     pub contracts: Vec<ContractChoice>,
     pub shapes: Vec<Shape>,
@@ -96,7 +147,13 @@ struct Cell<'a> {
     family: Family,
     format: InputFormat,
     input: &'a Path,
+    /// The input as the HTTP endpoint takes it (an Arrow IPC stream for
+    /// an Arrow file), for [`Mode::Http`].
+    http_body: Option<&'a Path>,
     contract_file: &'a Path,
+    /// The contract's name.
+    contract: &'a str,
+    work: &'a Path,
     /// The writer's more flags for `rulec eval` ([`writers::FormatWriter::eval_args`]).
     eval_args: &'a [String],
 }
@@ -171,8 +228,18 @@ struct Group<'a> {
 }
 
 impl Group<'_> {
-    fn row(&self, format: &str, contract: ContractChoice) -> Row {
-        Row::new(format, &contract.name(), self.shape.name(), self.records)
+    fn row(&self, mode: Mode, format: &str, contract: ContractChoice) -> Row {
+        Row::new(mode.name(), format, &contract.name(), self.shape.name(), self.records)
+    }
+
+    /// A skipped row for each mode and contract of `format`.
+    fn skipped(&self, plan: &Plan, format: &str, why: &str, matrix: &mut Matrix) {
+        for &mode in &plan.modes {
+            for &contract in self.members {
+                let why = mode.refuses(format).unwrap_or(why);
+                matrix.rows.push(self.row(mode, format, contract).skipped(why));
+            }
+        }
     }
 }
 
@@ -189,18 +256,14 @@ fn run_group(
 ) -> Result<(), String> {
     if let Some(why) = group.family.unfit(group.shape) {
         for format in &plan.formats {
-            for &contract in group.members {
-                matrix.rows.push(group.row(format.name(), contract).skipped(why));
-            }
+            group.skipped(plan, format.name(), why, matrix);
         }
         return Ok(());
     }
     let contracts = contract_files(group, work)?;
     for &format in &plan.formats {
         let Some(writer) = writers::writer(format.name()) else {
-            for &contract in group.members {
-                matrix.rows.push(group.row(format.name(), contract).skipped("not built"));
-            }
+            group.skipped(plan, format.name(), "not built", matrix);
             continue;
         };
         let name = format!(
@@ -213,48 +276,117 @@ fn run_group(
         let input = work.join(name);
         if !input.exists() {
             if let Some(why) = too_big(group, work) {
-                for &contract in group.members {
-                    matrix.rows.push(group.row(format.name(), contract).skipped(&why));
-                }
+                group.skipped(plan, format.name(), &why, matrix);
                 continue;
             }
             log(&format!("writing {} ...", input.display()));
             write_input(&*writer, group, &contracts[0].1, &input)?;
         }
-        let eval_args = writer.eval_args(&input);
-        let bytes =
-            std::fs::metadata(&input).map_err(|e| format!("cannot read {}: {e}", input.display()))?.len();
-        // The peer runs on the reference contract's Arrow file, and its
-        // results are compared with rulec's, kept until then.
-        let peer = duckdb.filter(|_| format.name() == "arrow" && group.family == Family::Reference);
-        let kept = work.join("rulec-reference-results.ndjson");
-        for (contract, _) in &contracts {
+        let files =
+            Files { eval_args: writer.eval_args(&input), http_body: http_body(plan, format, &input)?, input };
+        run_format(plan, group, format, &contracts, &files, work, duckdb, matrix, log);
+        if plan.data.is_none() {
+            let _ = std::fs::remove_file(&files.input);
+            if let Some(body) = files.http_body.filter(|b| b != &files.input) {
+                let _ = std::fs::remove_file(body);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// One format's input for a group.
+struct Files {
+    input: PathBuf,
+    /// The writer's more flags for `rulec eval` ([`writers::FormatWriter::eval_args`]).
+    eval_args: Vec<String>,
+    /// What an HTTP cell posts, when HTTP runs and takes the format.
+    http_body: Option<PathBuf>,
+}
+
+/// The body the HTTP cells of `format` post: the input itself (NDJSON),
+/// its Arrow IPC stream (Arrow), or none (no HTTP cell runs).
+fn http_body(plan: &Plan, format: InputFormat, input: &Path) -> Result<Option<PathBuf>, String> {
+    if !plan.modes.contains(&Mode::Http) || Mode::Http.refuses(format.name()).is_some() {
+        return Ok(None);
+    }
+    match format {
+        InputFormat::Arrow => http::arrow_stream(input).map(Some),
+        _ => Ok(Some(input.to_path_buf())),
+    }
+}
+
+/// Runs every mode and contract of the group on one format's input, and
+/// the DuckDB peer on the reference contract's Arrow file.
+#[allow(clippy::too_many_arguments)]
+fn run_format(
+    plan: &Plan,
+    group: &Group<'_>,
+    format: InputFormat,
+    contracts: &[(ContractChoice, ir::Bundle)],
+    files: &Files,
+    work: &Path,
+    duckdb: Option<&duckdb::Peer>,
+    matrix: &mut Matrix,
+    log: &mut dyn FnMut(&str),
+) {
+    // The peer runs on the reference contract's Arrow file, and its
+    // results are compared with rulec's (in process), kept until then.
+    let peer = duckdb.filter(|_| format.name() == "arrow" && group.family == Family::Reference);
+    let kept = work.join("rulec-reference-results.ndjson");
+    for &mode in &plan.modes {
+        for (contract, bundle) in contracts {
+            let row = group.row(mode, format.name(), *contract);
+            if let Some(why) = mode.refuses(format.name()) {
+                matrix.rows.push(row.skipped(why));
+                continue;
+            }
+            // What the cell reads: the file, or the body posted.
+            let read = match mode {
+                Mode::Http => files.http_body.as_deref().unwrap_or(&files.input),
+                Mode::InProcess => &files.input,
+            };
+            let row = match std::fs::metadata(read) {
+                Ok(metadata) => row.with_input(metadata.len()),
+                Err(e) => {
+                    matrix.rows.push(row.failed(format!("cannot read {}: {e}", read.display())));
+                    continue;
+                }
+            };
             let file = work.join(contract_file_name(*contract, group.shape));
             let cell = Cell {
                 family: group.family,
                 format,
-                input: &input,
+                input: &files.input,
+                http_body: files.http_body.as_deref(),
                 contract_file: &file,
-                eval_args: &eval_args,
+                contract: &bundle.contract().name,
+                work,
+                eval_args: &files.eval_args,
             };
             let (shape, records) = (group.shape.name(), group.records);
-            log(&format!("running {} {} {shape} {records} ...", format.name(), contract.name()));
-            let row = group.row(format.name(), *contract).with_input(bytes);
-            let keep = (peer.is_some() && *contract == ContractChoice::Reference).then_some(kept.as_path());
-            matrix.rows.push(run_cell(plan, &cell, work, row, keep));
-        }
-        if let Some(peer) = peer {
-            log(&format!("running duckdb {} {} ...", group.shape.name(), group.records));
-            let row = group.row("arrow", ContractChoice::Reference).with_input(bytes);
-            let compared = kept.exists().then_some(kept.as_path());
-            matrix.rows.push(peer.run(&input, work, plan.threads, row, compared));
-            let _ = std::fs::remove_file(&kept);
-        }
-        if plan.data.is_none() {
-            let _ = std::fs::remove_file(&input);
+            log(&format!(
+                "running {} {} {} {shape} {records} ...",
+                mode.name(),
+                format.name(),
+                contract.name()
+            ));
+            let keep = (peer.is_some() && mode == Mode::InProcess && *contract == ContractChoice::Reference)
+                .then_some(kept.as_path());
+            matrix.rows.push(run_cell(plan, mode, &cell, work, row, keep));
         }
     }
-    Ok(())
+    if let Some(peer) = peer {
+        log(&format!("running duckdb {} {} ...", group.shape.name(), group.records));
+        let row = group.row(Mode::InProcess, "arrow", ContractChoice::Reference);
+        let row = match std::fs::metadata(&files.input) {
+            Ok(metadata) => row.with_input(metadata.len()),
+            Err(_) => row,
+        };
+        let compared = kept.exists().then_some(kept.as_path());
+        matrix.rows.push(peer.run(&files.input, work, plan.threads, row, compared));
+        let _ = std::fs::remove_file(&kept);
+    }
 }
 
 fn contract_file_name(contract: ContractChoice, shape: Shape) -> String {
@@ -324,18 +456,11 @@ fn free_bytes(dir: &Path) -> Option<u64> {
 
 /// Runs one cell and fills its row: time, memory and the results' digest,
 /// or why it failed. The results are deleted, or moved to `keep`.
-fn run_cell(plan: &Plan, cell: &Cell<'_>, work: &Path, row: Row, keep: Option<&Path>) -> Row {
+fn run_cell(plan: &Plan, mode: Mode, cell: &Cell<'_>, work: &Path, row: Row, keep: Option<&Path>) -> Row {
     let output = work.join("results.ndjson");
     let errors = work.join("stderr.txt");
-    let measured = std::fs::File::create(&errors)
-        .map_err(|e| format!("cannot create {}: {e}", errors.display()))
-        .and_then(|stderr| {
-            let mut command = plan.mode.command(plan, cell, &output);
-            command.stdin(Stdio::null()).stdout(Stdio::null()).stderr(stderr);
-            child::run(&mut command)
-        });
-    let row = match measured {
-        Ok(measured) if measured.status.success() => match check::digest(&output) {
+    let row = match mode.run(plan, cell, &output, &errors) {
+        Ok(measured) => match check::digest(&output) {
             Ok((_, lines)) if lines != row.records => {
                 let why = format!("{lines} results for {} records", row.records);
                 row.failed(why)
@@ -343,7 +468,6 @@ fn run_cell(plan: &Plan, cell: &Cell<'_>, work: &Path, row: Row, keep: Option<&P
             Ok((sha256, _)) => row.measured(&measured, sha256),
             Err(e) => row.failed(e),
         },
-        Ok(measured) => row.failed(format!("{}: {}", measured.status, last_line(&errors))),
         Err(e) => row.failed(e),
     };
     match keep {

@@ -14,6 +14,8 @@ use crate::machine::Machine;
 pub struct Row {
     /// `rulec`, or `duckdb` (the peer).
     pub engine: &'static str,
+    /// `in-process` or `http` (the DuckDB peer: `in-process`).
+    pub mode: &'static str,
     pub format: String,
     /// `reference`, or the generated contract's number of rules.
     pub contract: String,
@@ -25,7 +27,8 @@ pub struct Row {
     pub records_per_s: Option<f64>,
     /// Input MiB per second of wall time.
     pub mib_per_s: Option<f64>,
-    /// The child process's peak resident set.
+    /// The peak resident set of the process that evaluated: the `rulec
+    /// eval` child, or the `rulec serve` child over HTTP.
     pub peak_rss_mib: Option<f64>,
     /// The NDJSON results' SHA-256 (rulec's rows).
     pub results_sha256: Option<String>,
@@ -40,9 +43,10 @@ pub struct Row {
 }
 
 impl Row {
-    pub fn new(format: &str, contract: &str, shape: &'static str, records: usize) -> Row {
+    pub fn new(mode: &'static str, format: &str, contract: &str, shape: &'static str, records: usize) -> Row {
         Row {
             engine: "rulec",
+            mode,
             format: format.to_string(),
             contract: contract.to_string(),
             shape,
@@ -95,7 +99,7 @@ impl Row {
 #[derive(Clone, Debug, Serialize)]
 pub struct Matrix {
     pub machine: Machine,
-    pub mode: &'static str,
+    pub modes: Vec<&'static str>,
     pub threads: usize,
     pub rows: Vec<Row>,
     pub cross_format: Verdict,
@@ -107,7 +111,7 @@ impl Matrix {
     pub fn new(plan: &Plan) -> Matrix {
         Matrix {
             machine: Machine::detect(),
-            mode: plan.mode.name(),
+            modes: plan.modes.iter().map(|m| m.name()).collect(),
             threads: plan.threads,
             rows: Vec::new(),
             cross_format: Verdict::default(),
@@ -125,7 +129,7 @@ impl Matrix {
             .filter(|(row, _)| row.engine == "rulec")
             .filter_map(|(row, cell)| {
                 row.results_sha256.as_deref().map(|sha256| Results {
-                    format: &row.format,
+                    format: format!("{} ({})", row.format, row.mode),
                     cell: cell.clone(),
                     sha256,
                 })
@@ -143,10 +147,9 @@ impl Matrix {
         if peer.engine != "duckdb" {
             return None;
         }
-        let rulec = self
-            .rows
-            .iter()
-            .find(|r| r.engine == "rulec" && r.format == peer.format && r.cell() == peer.cell())?;
+        let rulec = self.rows.iter().find(|r| {
+            r.engine == "rulec" && r.mode == peer.mode && r.format == peer.format && r.cell() == peer.cell()
+        })?;
         Some(rulec.records_per_s? / peer.records_per_s?)
     }
 
@@ -159,16 +162,22 @@ impl Matrix {
     pub fn markdown(&self) -> String {
         let m = &self.machine;
         let mut out = format!(
-            "machine: {} ({} cores), {}, commit {}\nmode: {}, {} threads; wall time of each `rulec eval --input` process (start, contract load, evaluation, results written); peak RSS its own\n\n",
-            m.cpu, m.cores, m.rustc, m.commit, self.mode, self.threads
+            "machine: {} ({} cores), {}, commit {}\nmodes: {}, {} threads; in-process: wall time of each `rulec eval --input` process (start, contract load, evaluation, results written), peak RSS its own; http: wall time of one `POST /evaluations` to a `rulec serve` serving the contract (the body sent, the NDJSON results written), peak RSS the server's\n\n",
+            m.cpu,
+            m.cores,
+            m.rustc,
+            m.commit,
+            self.modes.join(", "),
+            self.threads
         );
-        out.push_str("| engine | format | contract | shape | records | B/record | wall s | records/s | MiB/s | peak RSS MiB | note |\n");
-        out.push_str("| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n");
+        out.push_str("| engine | mode | format | contract | shape | records | B/record | wall s | records/s | MiB/s | peak RSS MiB | note |\n");
+        out.push_str("| --- | --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n");
         for row in &self.rows {
             let _ = writeln!(
                 out,
-                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
                 row.engine,
+                row.mode,
                 row.format,
                 row.contract,
                 row.shape,
@@ -185,8 +194,10 @@ impl Matrix {
         match (&self.cross_format.mismatches[..], self.cross_format.compared) {
             ([], 0) => out.push_str("cross-format check: nothing to compare (one format ran)\n"),
             ([], n) => {
-                let _ =
-                    writeln!(out, "cross-format check: ok, every format gave the same results ({n} cells)");
+                let _ = writeln!(
+                    out,
+                    "cross-format check: ok, every format and mode gave the same results ({n} cells)"
+                );
             }
             (mismatches, _) => {
                 for mismatch in mismatches {

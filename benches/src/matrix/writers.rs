@@ -4,8 +4,9 @@
 //! Writers are found by the format's name ([`batch::InputFormat::name`]),
 //! so a format the batch crate gains finds its writer here, if it has one,
 //! with no other edit; a format without one is reported "skipped: not
-//! built". NDJSON, a JSON array and Arrow IPC are written here; Avro,
-//! Protobuf and Parquet writers are a [`FormatWriter`] each, to be added.
+//! built". NDJSON and a JSON array are written here; Arrow IPC, Parquet
+//! and Avro from record batches ([`super::arrow`], [`super::avro`]);
+//! Protobuf in [`super::protobuf`].
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -13,7 +14,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::arrow::{ArrowWriter, Container};
+use super::arrow::{self, ArrowWriter, Opener};
 
 /// Writes records in one input format.
 pub trait FormatWriter {
@@ -44,8 +45,10 @@ pub fn writer(format: &str) -> Option<Box<dyn FormatWriter>> {
     match format {
         "ndjson" => Some(Box::new(Lines { array: false })),
         "json" => Some(Box::new(Lines { array: true })),
-        "arrow" => Some(Box::new(ArrowFormat(Container::Ipc))),
-        "parquet" => Some(Box::new(ArrowFormat(Container::Parquet))),
+        "arrow" => Some(Box::new(ArrowFormat { extension: "arrow", open: arrow::ipc_file })),
+        "parquet" => Some(Box::new(ArrowFormat { extension: "parquet", open: arrow::parquet })),
+        "avro" => Some(Box::new(ArrowFormat { extension: "avro", open: super::avro::open })),
+        "protobuf" => Some(Box::new(super::protobuf::ProtobufFormat)),
         _ => None,
     }
 }
@@ -104,19 +107,20 @@ impl RecordSink for LineSink {
     }
 }
 
-/// Typed columns: Arrow IPC (file format) or Parquet.
+/// Typed columns, as record batches written to a file of batches (Arrow
+/// IPC, Parquet, Avro).
 #[derive(Debug)]
-struct ArrowFormat(Container);
+pub struct ArrowFormat {
+    pub extension: &'static str,
+    pub open: Opener,
+}
 
 impl FormatWriter for ArrowFormat {
     fn extension(&self) -> &'static str {
-        match self.0 {
-            Container::Ipc => "arrow",
-            Container::Parquet => "parquet",
-        }
+        self.extension
     }
 
     fn create(&self, path: &Path, contract: &ir::Contract) -> Result<Box<dyn RecordSink>, String> {
-        Ok(Box::new(ArrowWriter::create(path, contract, self.0)?))
+        Ok(Box::new(ArrowWriter::create(path, contract, self.open)?))
     }
 }

@@ -19,6 +19,9 @@ pub struct BatchArgs {
     /// Batch: comma-separated record shapes (default: flat,nested,array-heavy,wide).
     #[arg(long, value_delimiter = ',', requires = "batch")]
     shapes: Vec<String>,
+    /// Batch: comma-separated modes, `in-process` (`rulec eval --input`) and `http` (`rulec serve`, one POST over loopback; Arrow and NDJSON only) (default: both).
+    #[arg(long, value_delimiter = ',', requires = "batch")]
+    modes: Vec<String>,
     /// Batch: records per cell.
     #[arg(long, value_name = "N", default_value_t = 1_000_000, requires = "batch",
           value_parser = clap::value_parser!(u64).range(1..))]
@@ -93,11 +96,23 @@ fn plan(args: &BatchArgs) -> Result<Plan, Failure> {
             .map(|s| Shape::parse(s).map_err(|e| Failure::Usage(format!("--shapes: {e}"))))
             .collect::<Result<_, _>>()?
     };
+    let modes = if args.modes.is_empty() {
+        Mode::ALL.to_vec()
+    } else {
+        let mut modes = Vec::new();
+        for name in &args.modes {
+            let mode = Mode::parse(name).map_err(|e| Failure::Usage(format!("--modes: {e}")))?;
+            if !modes.contains(&mode) {
+                modes.push(mode);
+            }
+        }
+        modes
+    };
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let rulec = std::env::current_exe()
         .map_err(|e| Failure::Usage(format!("cannot find the rulec binary to run the cells: {e}")))?;
     Ok(Plan {
-        mode: Mode::InProcess,
+        modes,
         formats,
         contracts,
         shapes,
