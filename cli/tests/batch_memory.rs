@@ -46,8 +46,8 @@ fn results_far_larger_than_memory_are_written_in_bounded_memory() {
         let mut command = support::rulec();
         command.arg("eval").arg(&yaml).arg("--input").arg(&input);
         command.args(["--output-format", format, "--threads", "2", "--output", "/dev/null"]);
-        let measured = child::run(&mut command).expect("rulec runs");
-        assert!(measured.status.success(), "{format}: {:?}", measured.status);
+        let (measured, status) = child::run(&mut command).expect("rulec runs");
+        assert!(status.success(), "{format}: {status:?}");
         assert!(
             measured.peak_rss_bytes < PEAK_LIMIT,
             "{format} results: peak RSS {} MiB, over {} MiB",
