@@ -79,8 +79,13 @@ impl IpcFile {
         let metadata = u64::try_from(block.metaDataLength()).map_err(|_| past_end())?;
         let body = u64::try_from(block.bodyLength()).map_err(|_| past_end())?;
         let end = offset.checked_add(metadata).and_then(|n| n.checked_add(body)).ok_or_else(past_end)?;
-        if end > self.length || metadata < 8 {
+        if end > self.length {
             return Err(past_end());
+        }
+        if metadata < 8 {
+            return Err(ArrowError::ParseError(
+                "a record batch's block is too short to hold its message".into(),
+            ));
         }
         let size = (end - offset) as usize;
         let mut bytes = crate::buffers::take(size);
@@ -126,5 +131,63 @@ impl AsRef<[u8]> for Lent {
 impl Drop for Lent {
     fn drop(&mut self) {
         crate::buffers::give(std::mem::take(&mut self.0));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+
+    use arrow_array::types::Int8Type;
+    use arrow_array::{ArrayRef, DictionaryArray, Int64Array, StringArray};
+
+    use super::*;
+
+    /// An IPC file of `batches` batches of three rows: an int column and a
+    /// dictionary-coded string column.
+    fn file(batches: usize) -> Vec<u8> {
+        let ints: ArrayRef = Arc::new(Int64Array::from(vec![1, 2, 3]));
+        let names: ArrayRef = Arc::new(DictionaryArray::<Int8Type>::new(
+            vec![0i8, 1, 0].into(),
+            Arc::new(StringArray::from(vec!["EUR", "USD"])),
+        ));
+        let batch = RecordBatch::try_from_iter([("amount", ints), ("currency", names)]).expect("a batch");
+        let mut out = Vec::new();
+        let mut writer = arrow_ipc::writer::FileWriter::try_new(&mut out, &batch.schema()).expect("a writer");
+        for _ in 0..batches {
+            writer.write(&batch).expect("written");
+        }
+        writer.finish().expect("finished");
+        drop(writer);
+        out
+    }
+
+    fn read(bytes: &[u8]) -> Result<Vec<RecordBatch>, ArrowError> {
+        let path =
+            std::env::temp_dir().join(format!("rulec-ipc-file-{}-{}", std::process::id(), bytes.len()));
+        std::fs::File::create(&path).and_then(|mut f| f.write_all(bytes)).expect("a file");
+        let read = IpcFile::open(File::open(&path).expect("opened")).and_then(|file| file.collect());
+        let _ = std::fs::remove_file(&path);
+        read
+    }
+
+    #[test]
+    fn it_reads_what_arrow_rs_reads() {
+        let bytes = file(4);
+        let expected: Vec<RecordBatch> =
+            arrow_ipc::reader::FileReader::try_new(std::io::Cursor::new(&bytes), None)
+                .expect("a reader")
+                .collect::<Result<_, _>>()
+                .expect("batches");
+        assert_eq!(read(&bytes).expect("batches"), expected);
+    }
+
+    #[test]
+    fn a_file_cut_anywhere_is_an_error() {
+        let bytes = file(2);
+        for cut in 0..bytes.len() {
+            let got = read(&bytes[..cut]);
+            assert!(got.is_err(), "cut at {cut} of {}: {got:?}", bytes.len());
+        }
     }
 }
