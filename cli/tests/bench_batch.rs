@@ -9,6 +9,19 @@ fn rulec(args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_rulec")).args(args).output().expect("rulec runs")
 }
 
+/// `rulec bench --batch ARGS --json FILE`, which must succeed: its table
+/// and its JSON report.
+fn matrix(args: &[&str]) -> (String, serde_json::Value) {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let json = dir.path().join("matrix.json");
+    let json_arg = json.to_str().expect("a UTF-8 path");
+    let output = rulec(&[&["bench", "--batch"][..], args, &["--json", json_arg][..]].concat());
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(output.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
+    let report = serde_json::from_str(&std::fs::read_to_string(&json).expect("the JSON rows")).expect("JSON");
+    (stdout, report)
+}
+
 /// Every cell that ran, by contract and shape: its formats' digests.
 type Digests = std::collections::BTreeMap<(String, String), Vec<(String, String)>>;
 
@@ -29,12 +42,7 @@ fn digests(rows: &[serde_json::Value]) -> Digests {
 
 #[test]
 fn a_tiny_slice_runs_every_format_and_the_formats_agree() {
-    let dir = tempfile::tempdir().expect("a temp dir");
-    let json = dir.path().join("matrix.json");
-    let json_arg = json.to_str().expect("a UTF-8 path");
-    let output = rulec(&[
-        "bench",
-        "--batch",
+    let (stdout, report) = matrix(&[
         "--records",
         "2000",
         "--contracts",
@@ -44,11 +52,7 @@ fn a_tiny_slice_runs_every_format_and_the_formats_agree() {
         "--modes",
         "in-process",
         "--no-duckdb",
-        "--json",
-        json_arg,
     ]);
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(output.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
     for format in batch::InputFormat::ALL {
         for (contract, shape) in [("6", "flat"), ("6", "nested"), ("reference", "nested")] {
             let row = format!("| rulec | in-process | {} | {contract} | {shape} | 2000 |", format.name());
@@ -56,9 +60,6 @@ fn a_tiny_slice_runs_every_format_and_the_formats_agree() {
         }
     }
     assert!(stdout.contains("cross-format check: ok"), "{stdout}");
-
-    let report: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).expect("the JSON rows")).expect("JSON");
     let rows = report["rows"].as_array().expect("rows");
     // Four cells (the reference contract has no flat records), each in
     // every format.
@@ -88,12 +89,7 @@ fn a_tiny_slice_runs_every_format_and_the_formats_agree() {
 /// are rows that say so.
 #[test]
 fn http_cells_give_the_in_process_results() {
-    let dir = tempfile::tempdir().expect("a temp dir");
-    let json = dir.path().join("matrix.json");
-    let json_arg = json.to_str().expect("a UTF-8 path");
-    let output = rulec(&[
-        "bench",
-        "--batch",
+    let (stdout, report) = matrix(&[
         "--records",
         "3000",
         "--contracts",
@@ -105,19 +101,13 @@ fn http_cells_give_the_in_process_results() {
         "--modes",
         "in-process,http",
         "--no-duckdb",
-        "--json",
-        json_arg,
     ]);
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(output.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
     for contract in ["reference", "6"] {
         let row = format!("| rulec | http | avro | {contract} | nested | 3000 |");
         let line =
             stdout.lines().find(|l| l.starts_with(&row)).unwrap_or_else(|| panic!("no `{row}`: {stdout}"));
         assert!(line.contains("skipped: HTTP takes Arrow IPC streams and NDJSON"), "{line}");
     }
-    let report: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).expect("the JSON rows")).expect("JSON");
     let rows = report["rows"].as_array().expect("rows");
     assert_eq!(rows.len(), 2 * 3 * 2, "{report}");
     for row in rows.iter().filter(|r| r["mode"] == "http" && r["skipped"].is_null()) {
@@ -171,16 +161,17 @@ fn the_duckdb_peer_gives_rulecs_results() {
         );
         return;
     }
-    let dir = tempfile::tempdir().expect("a temp dir");
-    let json = dir.path().join("matrix.json");
-    let json_arg = json.to_str().expect("a UTF-8 path");
-    let args = ["--contracts", "reference", "--shapes", "nested", "--formats", "arrow", "--json", json_arg];
-    let output = rulec(&[&["bench", "--batch", "--records", "2000"][..], &args[..]].concat());
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(output.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
+    let (stdout, report) = matrix(&[
+        "--records",
+        "2000",
+        "--contracts",
+        "reference",
+        "--shapes",
+        "nested",
+        "--formats",
+        "arrow",
+    ]);
     assert!(stdout.contains("rulec/duckdb (reference × nested × 2000, Arrow): "), "{stdout}");
-    let report: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).expect("the JSON rows")).expect("JSON");
     let rows = report["rows"].as_array().expect("rows");
     let peer = rows.iter().find(|r| r["engine"] == "duckdb").expect("a DuckDB row");
     assert_eq!(peer["agrees_with_rulec"], true, "{peer}");
