@@ -14,6 +14,7 @@
 //! runtime, so a Cranelift panic leaves the contract interpreted.
 
 pub mod batch;
+pub mod guards;
 pub mod inspect;
 pub mod plan;
 pub mod translate;
@@ -185,7 +186,7 @@ impl NativeCompiler for Jit {
         let mut module = JITModule::new(JITBuilder::with_isa(isa, default_libcall_names()));
         let plan = Plan::new(program);
         let declared = define_all(&mut module, program, &plan)?;
-        let batch = batch::define(&mut module, program, declared.entry, plan.words)?;
+        let batch = batch::define(&mut module, program, &plan, declared.entry)?;
         module.finalize_definitions().map_err(|e| format!("cannot finalize: {e}"))?;
         let address = module.get_finalized_function(declared.entry);
         // SAFETY: `entry` was defined with the signature `NativeFn` has:

@@ -16,6 +16,8 @@ use runtime::data::Tag;
 use runtime::native::NativeLayout;
 use runtime::program::{Node, Program};
 
+use crate::guards::{Guard, guards};
+
 /// A rule's memo word: not computed yet.
 pub const RULE_TODO: i64 = 0;
 /// Computed, and the condition is false.
@@ -71,6 +73,11 @@ pub struct Plan {
     pub rules: Vec<usize>,
     /// Per rule, per effect it sets: the value's two words.
     pub rule_effects: Vec<Vec<usize>>,
+    /// The rules' guards, and the word where the batch entry's vector
+    /// pass leaves the bits of those definitely false (zero when a
+    /// request is evaluated alone); no word when there are none.
+    pub guards: Vec<Guard>,
+    pub guard_word: Option<usize>,
     pub words: usize,
     pub addresses: Addresses,
     /// Whether let and rule functions compare the stack with the
@@ -100,6 +107,8 @@ impl Plan {
         let effects = c.effects.iter().map(|_| take(3)).collect();
         let lets = c.lets.iter().map(|_| take(1)).collect();
         let rules = c.rules.iter().map(|_| take(1)).collect();
+        let guards = guards(program);
+        let guard_word = (!guards.is_empty()).then(|| take(1));
         let zeroed = take(0);
         let parts = c
             .rules
@@ -119,6 +128,8 @@ impl Plan {
             let_values,
             rules,
             rule_effects,
+            guards,
+            guard_word,
             words: next,
             addresses: Addresses::new(program),
             checks_stack: c.lets.len() + c.referenced_rules().iter().filter(|r| **r).count()

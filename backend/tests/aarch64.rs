@@ -1,8 +1,10 @@
 //! aarch64 from an x86-64 host: every contract of `tests/aarch64/cases/`
 //! (`<name>.yaml`, with its requests in `<name>.ndjson`) is compiled ahead
 //! of time for x86_64 and aarch64 (`backend::inspect::object`), linked with
-//! `tests/aarch64/driver.c`, and run natively and under qemu-user. For
-//! every request, both must leave the status and state words the
+//! `tests/aarch64/driver.c`, and run natively and under qemu-user: the
+//! entry point once per request, then the batch entry (with its vector
+//! pass over rule guards) over each run of requests that share a channel
+//! and component. Both must leave the statuses and state words the
 //! in-process JIT leaves; where native code finished, the aarch64 words,
 //! read back by `runtime::native::finish`, must give the interpreter's
 //! result byte for byte.
@@ -10,9 +12,14 @@
 //! The contracts are helper-free kernels (ints, bools, cascades, channel
 //! and component masks: no call through the helper table, checked on the
 //! Cranelift IR), so the driver runs them with null helper and program
-//! pointers. Needs `cc`, `aarch64-linux-gnu-gcc` (with a static libc) and
-//! `qemu-aarch64`, which `.ci/run` installs: without them the test fails
-//! when `CI` is set and is skipped, with the reason on stderr, otherwise.
+//! pointers. A contract with rule guards that does call helpers (decimal
+//! comparisons have a helper for their slow path) runs only its batch
+//! entry's vector pass: every record starts as `SKIP`, so the entry point
+//! never runs, and the guard words must match (in this process, the
+//! whole batch entry must give the interpreter's results). Needs `cc`,
+//! `aarch64-linux-gnu-gcc` (with a static libc) and `qemu-aarch64`, which
+//! `.ci/run` installs: without them the test fails when `CI` is set and is
+//! skipped, with the reason on stderr, otherwise.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -21,7 +28,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use backend::inspect::{self, Emit};
-use runtime::native::{Arena, HELPERS, NativeCompiler, NativeCtx, NativeProgram, OK, POW10};
+use runtime::native::{Arena, HELPERS, NativeCompiler, NativeCtx, NativeProgram, OK, POW10, SKIP};
 use runtime::{Contract, Engine, Request};
 
 /// The programs the test runs.
@@ -52,6 +59,8 @@ struct Tally {
     /// Requests native code finished (the others fell back, on every
     /// target alike).
     finished: usize,
+    /// Records whose guard word the vector pass left non-zero, on aarch64.
+    guarded: usize,
 }
 
 #[test]
@@ -104,10 +113,12 @@ fn helper_free_kernels_compute_the_same_on_x86_64_and_aarch64() {
     }
     let _ = writeln!(
         std::io::stderr(),
-        "aarch64: {} contracts, {} requests ({} finished natively, the others fell back alike), {:.1?}",
+        "aarch64: {} contracts, {} requests ({} finished natively, the others fell back alike; \
+         the vector pass ruled rules out on {}), {:.1?}",
         tally.contracts,
         tally.requests,
         tally.finished,
+        tally.guarded,
         started.elapsed()
     );
 }
@@ -155,14 +166,13 @@ fn check(case: &Path, driver: &Path, work: &Path, targets: &[Target<'_>], tally:
     let contract = engine.load(bundle).unwrap_or_else(|e| panic!("{name}: {e}"));
     assert_eq!(contract.native_status(), runtime::engine::NativeStatus::Native, "{name}: not compiled");
     let program = contract.program();
-    for target in targets {
-        let clif = inspect::emit(program, target.name, Emit::Clif).expect("the Cranelift IR");
-        assert!(
-            !clif.contains("call_indirect"),
-            "{name}: not a helper-free kernel on {} (it calls through the helper table):\n{clif}",
-            target.name
-        );
-    }
+    let plan = backend::plan::Plan::new(program);
+    let clif = inspect::emit(program, "aarch64", Emit::Clif).expect("the Cranelift IR");
+    let whole = !clif.contains("call_indirect");
+    assert!(
+        whole || plan.guard_word.is_some(),
+        "{name}: not a helper-free kernel (it calls through the helper table) and no guards:\n{clif}"
+    );
     let requests_text = std::fs::read_to_string(case.with_extension("ndjson")).expect("the case's requests");
     let lines: Vec<&str> = requests_text.lines().filter(|l| !l.trim().is_empty()).collect();
     let requests: Vec<Request<'_>> = lines
@@ -172,8 +182,22 @@ fn check(case: &Path, driver: &Path, work: &Path, targets: &[Target<'_>], tally:
     assert!(!requests.is_empty(), "{name}: no requests");
 
     let native = backend::Jit::with_verifier(true).compile(program).expect("the JIT compiles the case");
-    let expected: Vec<String> = requests.iter().map(|r| run_in_process(&native, program, r)).collect();
-    let stdin = driver_input(name, native.state_words, &requests);
+    let mode = if whole { OK } else { SKIP };
+    let mut expected: Vec<String> = Vec::new();
+    if whole {
+        expected.extend(requests.iter().map(|r| run_in_process(&native, program, r)));
+    }
+    expected.extend(run_batches_in_process(&native, program, &requests, mode));
+    if !whole {
+        // The whole batch entry, helpers and all, in this process only.
+        let batched = run_batches_in_process(&native, program, &requests, OK);
+        let batched: Vec<&str> =
+            batched.iter().map(|l| l.strip_prefix("batch ").expect("a batch line")).collect();
+        agree_with_interpreter((name, "in-process batch"), &contract, &native, &lines, &requests, &batched);
+    }
+    let stdin = driver_input(name, native.state_words, mode, &requests);
+    let record_lines: Vec<&str> =
+        if whole { lines.iter().chain(&lines).copied().collect() } else { lines.clone() };
     for target in targets {
         let object = inspect::object(program, target.name).expect("the object file");
         assert_eq!(object.state_words, native.state_words, "{name}: the plans differ");
@@ -181,8 +205,8 @@ fn check(case: &Path, driver: &Path, work: &Path, targets: &[Target<'_>], tally:
         assert_eq!(machine, Some(target.machine), "{name}: the {} object's ELF machine", target.name);
         let output = run_driver(target, driver, work, name, &object.bytes, &stdin);
         let got: Vec<&str> = output.lines().collect();
-        assert_eq!(got.len(), requests.len(), "{name} on {}: one line per request:\n{output}", target.name);
-        for ((line, want), got) in lines.iter().zip(&expected).zip(&got) {
+        assert_eq!(got.len(), expected.len(), "{name} on {}: the lines of each run:\n{output}", target.name);
+        for ((line, want), got) in record_lines.iter().zip(&expected).zip(&got) {
             assert_eq!(
                 got, want,
                 "{name}: {line}\n  {} (status, state words) differs from the in-process JIT",
@@ -190,11 +214,73 @@ fn check(case: &Path, driver: &Path, work: &Path, targets: &[Target<'_>], tally:
             );
         }
         if target.name == "aarch64" {
-            tally.finished += agree_with_interpreter(name, &contract, &native, &lines, &requests, &got);
+            let (single, batched) = got.split_at(if whole { requests.len() } else { 0 });
+            let batched: Vec<&str> =
+                batched.iter().map(|l| l.strip_prefix("batch ").expect("a batch line")).collect();
+            if whole {
+                tally.finished +=
+                    agree_with_interpreter((name, "aarch64"), &contract, &native, &lines, &requests, single);
+                agree_with_interpreter(
+                    (name, "aarch64 batch"),
+                    &contract,
+                    &native,
+                    &lines,
+                    &requests,
+                    &batched,
+                );
+            }
+            if let Some(word) = plan.guard_word {
+                let guarded = batched.iter().filter(|l| state_word(l, word) != 0).count();
+                assert!(guarded > 0, "{name}: the vector pass ruled out no rule on any record");
+                tally.guarded += guarded;
+            }
         }
     }
     tally.contracts += 1;
     tally.requests += requests.len();
+}
+
+/// State word `word` of a driver line (status, then the words).
+fn state_word(line: &str, word: usize) -> u64 {
+    line.split(' ').nth(word + 1).and_then(|w| w.parse().ok()).expect("a state word")
+}
+
+/// Runs the JIT's batch entry in this process over each run of requests
+/// with the same context, every record starting with status `mode`, as
+/// the driver does; the lines it would print.
+fn run_batches_in_process(
+    native: &NativeProgram,
+    program: &runtime::program::Program,
+    requests: &[Request<'_>],
+    mode: u32,
+) -> Vec<String> {
+    let batch = native.batch.expect("the JIT makes a batch entry");
+    let (words, mut out) = (native.state_words.max(1), Vec::new());
+    let mut first = 0;
+    while first < requests.len() {
+        let context = masks(&requests[first]);
+        let end = (first..requests.len()).find(|&k| masks(&requests[k]) != context).unwrap_or(requests.len());
+        let group = &requests[first..end];
+        let rows: Vec<runtime::data::Slot> =
+            group.iter().flat_map(|r| r.input.slots().iter().copied()).collect();
+        let mut states = vec![0u64; group.len() * words];
+        let mut statuses = vec![mode; group.len()];
+        let mut arena = Arena::default();
+        let mut ctx = context_for(native, program, context, &mut arena, std::ptr::null_mut());
+        // SAFETY: the batch entry was compiled for this program; `rows`
+        // holds `group.len()` records of its input width, `states` a zeroed
+        // area per record and `statuses` a word per record, all live for
+        // the whole call.
+        let status = unsafe {
+            batch(&mut ctx, rows.as_ptr(), group.len() as u64, states.as_mut_ptr(), statuses.as_mut_ptr())
+        };
+        assert_eq!(status, OK, "the batch entry's own status");
+        for (k, status) in statuses.iter().enumerate() {
+            out.push(format!("batch {}", line(*status, &states[k * words..k * words + native.state_words])));
+        }
+        first = end;
+    }
+    out
 }
 
 /// Runs the JIT's entry point in this process, with the real helper table
@@ -204,19 +290,35 @@ fn run_in_process(
     program: &runtime::program::Program,
     request: &Request<'_>,
 ) -> String {
-    let (channel_bit, component) = masks(request);
     let mut state = vec![0u64; native.state_words + 1];
     let mut arena = Arena::default();
+    let mut ctx = context_for(native, program, masks(request), &mut arena, state.as_mut_ptr());
+    ctx.input = request.input.slots().as_ptr();
+    // SAFETY: the entry point was compiled for this program; the context
+    // points at live input slots, a zeroed state area of the planned size,
+    // an arena and the program's tables for the whole call.
+    let status = unsafe { (native.entry)(&mut ctx) };
+    line(status, &state[..native.state_words])
+}
+
+/// The context the driver builds, with the real helper table and program.
+fn context_for(
+    native: &NativeProgram,
+    program: &runtime::program::Program,
+    (channel_bit, component): (u64, u64),
+    arena: &mut Arena,
+    state: *mut u64,
+) -> NativeCtx {
     // When this stops compiling, NativeCtx changed: so must driver.c.
-    let mut ctx = NativeCtx {
-        input: request.input.slots().as_ptr(),
-        state: state.as_mut_ptr(),
+    NativeCtx {
+        input: std::ptr::null(),
+        state,
         helpers: &HELPERS,
         program,
         channel_bit,
         component,
         now: 0,
-        arena: &mut arena,
+        arena,
         addresses: native.addresses.as_ptr(),
         pow10: POW10.as_ptr(),
         hosts: std::ptr::null(),
@@ -225,12 +327,7 @@ fn run_in_process(
         // As the driver: enough fuel that no loop asks the budget.
         fuel: i64::MAX / 2,
         budget: std::ptr::null(),
-    };
-    // SAFETY: the entry point was compiled for this program; the context
-    // points at live input slots, a zeroed state area of the planned size,
-    // an arena and the program's tables for the whole call.
-    let status = unsafe { (native.entry)(&mut ctx) };
-    line(status, &state[..native.state_words])
+    }
 }
 
 /// The request's channel bit and component, as `runtime::native::run`
@@ -250,8 +347,8 @@ fn line(status: u32, words: &[u64]) -> String {
 }
 
 /// The driver's stdin for `requests` (see driver.c).
-fn driver_input(name: &str, words: usize, requests: &[Request<'_>]) -> String {
-    let mut out = format!("{words}\n");
+fn driver_input(name: &str, words: usize, mode: u32, requests: &[Request<'_>]) -> String {
+    let mut out = format!("{words} {mode}\n");
     for request in requests {
         let (channel_bit, component) = masks(request);
         let slots = request.input.slots();
@@ -349,10 +446,10 @@ fn context_layout() -> Vec<String> {
     fields.iter().map(|(name, value)| format!("-DCTX_{name}={value}")).collect()
 }
 
-/// Where aarch64 code finished, its state words must read back as the
-/// interpreter's result; returns how many requests finished.
+/// Where native code (`source`) finished, its state words must read back
+/// as the interpreter's result; returns how many requests finished.
 fn agree_with_interpreter(
-    name: &str,
+    (name, source): (&str, &str),
     contract: &Contract,
     native: &NativeProgram,
     lines: &[&str],
@@ -376,7 +473,7 @@ fn agree_with_interpreter(
         assert_eq!(
             String::from_utf8_lossy(&from_aarch64),
             String::from_utf8_lossy(&interpreted.to_json()),
-            "{name}: {line}\n  the aarch64 result (left) differs from the interpreter's (right)"
+            "{name}: {line}\n  the {source} result (left) differs from the interpreter's (right)"
         );
     }
     assert!(finished > 0, "{name}: native code fell back on every request; nothing was compared");

@@ -149,7 +149,10 @@ impl Gen {
         if self.rng.chance(15) {
             let _ = writeln!(out, "    channels: [{}]", self.rng.pick(&["web", "app"]));
         }
-        let when = self.expr(Ty::Bool);
+        let mut when = self.expr(Ty::Bool);
+        if self.rng.chance(30) {
+            when = format!("{} && ({when})", self.guard());
+        }
         let _ = writeln!(out, "    when: {}", quote(&when));
         let mut outcome = false;
         if self.rng.chance(60) {
@@ -187,6 +190,29 @@ impl Gen {
                 let value = self.expr(ty);
                 let _ = writeln!(out, "      {name}: {}", quote(&value));
             }
+        }
+    }
+
+    /// A comparison of an input field with a constant, which native code's
+    /// batch entry decides for two records at once (`backend::guards`).
+    fn guard(&mut self) -> String {
+        let (field, constants): (&str, &[&str]) = match self.rng.below(9) {
+            0 => ("i", &["0", "-3", "7", "100"]),
+            1 => ("r.a", &["0", "1", "-9223372036854775807"]),
+            2 => ("d", &["0", "2.5", "-1.25", "100.005", "0.000000001"]),
+            3 => ("e", &["0.00", "1", "-2.125", "7922816251426433759354395033.5"]),
+            4 => ("r.d", &["0", "10.00", "-0.001"]),
+            5 => ("f", &["0e0", "5e-1", "-1.25e0", "1e300"]),
+            6 => ("at", &["timestamp(\"2025-12-31T23:59:59Z\")", "timestamp(\"1970-01-01T00:00:00Z\")"]),
+            7 => ("wait", &["duration(\"24h\")", "duration(\"-90m\")", "duration(\"0s\")"]),
+            _ => return self.rng.pick(&["b", "!b", "(b == false)", "(true != b)"]).to_string(),
+        };
+        let constant = self.rng.pick(constants);
+        let op = self.cmp();
+        if self.rng.chance(50) {
+            format!("({field} {op} {constant})")
+        } else {
+            format!("({constant} {op} {field})")
         }
     }
 

@@ -105,27 +105,10 @@ impl Translator<'_, '_> {
     /// Whether `op` holds between `l` and `r`, both of type `ty`.
     pub(super) fn compare(&mut self, op: CmpOp, ty: TypeId, l: NVal, r: NVal) -> Value {
         let types = &self.c.types;
-        let int_cc = match op {
-            CmpOp::Eq => IntCC::Equal,
-            CmpOp::Ne => IntCC::NotEqual,
-            CmpOp::Lt => IntCC::SignedLessThan,
-            CmpOp::Le => IntCC::SignedLessThanOrEqual,
-            CmpOp::Gt => IntCC::SignedGreaterThan,
-            CmpOp::Ge => IntCC::SignedGreaterThanOrEqual,
-        };
+        let int_cc = int_cc(op);
         match ty {
             T::INT | T::TIMESTAMP | T::DURATION | T::BOOL => self.b.ins().icmp(int_cc, l.a, r.a),
-            T::FLOAT => {
-                let cc = match op {
-                    CmpOp::Eq => FloatCC::Equal,
-                    CmpOp::Ne => FloatCC::NotEqual,
-                    CmpOp::Lt => FloatCC::LessThan,
-                    CmpOp::Le => FloatCC::LessThanOrEqual,
-                    CmpOp::Gt => FloatCC::GreaterThan,
-                    CmpOp::Ge => FloatCC::GreaterThanOrEqual,
-                };
-                self.b.ins().fcmp(cc, l.a, r.a)
-            }
+            T::FLOAT => self.b.ins().fcmp(float_cc(op), l.a, r.a),
             T::DECIMAL => {
                 let ordering = self.decimal_ordering(l, r);
                 self.b.ins().icmp_imm_s(int_cc, ordering, 0)
@@ -150,5 +133,31 @@ impl Translator<'_, '_> {
                 self.b.ins().iconst(types::I8, 0)
             }
         }
+    }
+}
+
+/// The condition code of `op` on ints, timestamps, durations, bools and
+/// decimal orderings.
+pub(crate) fn int_cc(op: CmpOp) -> IntCC {
+    match op {
+        CmpOp::Eq => IntCC::Equal,
+        CmpOp::Ne => IntCC::NotEqual,
+        CmpOp::Lt => IntCC::SignedLessThan,
+        CmpOp::Le => IntCC::SignedLessThanOrEqual,
+        CmpOp::Gt => IntCC::SignedGreaterThan,
+        CmpOp::Ge => IntCC::SignedGreaterThanOrEqual,
+    }
+}
+
+/// The condition code of `op` on floats (IEEE: NaN is unordered, so only
+/// `!=` holds for it).
+pub(crate) fn float_cc(op: CmpOp) -> FloatCC {
+    match op {
+        CmpOp::Eq => FloatCC::Equal,
+        CmpOp::Ne => FloatCC::NotEqual,
+        CmpOp::Lt => FloatCC::LessThan,
+        CmpOp::Le => FloatCC::LessThanOrEqual,
+        CmpOp::Gt => FloatCC::GreaterThan,
+        CmpOp::Ge => FloatCC::GreaterThanOrEqual,
     }
 }

@@ -26,6 +26,8 @@ mod lists;
 mod tables;
 mod units;
 
+pub(crate) use arith::{float_cc, int_cc};
+
 use std::collections::HashMap;
 
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};

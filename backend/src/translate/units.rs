@@ -110,11 +110,23 @@ impl Translator<'_, '_> {
 
     pub(super) fn entry_body(&mut self) {
         let c = self.c;
+        let mut guard_bits = vec![None; c.rules.len()];
+        for (bit, guard) in self.plan.guards.iter().enumerate() {
+            guard_bits[guard.rule] = Some(bit);
+        }
+        let guarded = self.plan.guard_word.map(|word| self.load_word(word));
         for (i, rule) in c.rules.iter().enumerate() {
             let (apply, skip) = (self.b.create_block(), self.b.create_block());
             let applies = self.applies(rule);
             self.b.ins().brif(applies, apply, &[], skip, &[]);
             self.b.switch_to_block(apply);
+            if let (Some(word), Some(bit)) = (guarded, guard_bits[i]) {
+                // The batch entry found the rule's guard false: it cannot fire.
+                let run = self.b.create_block();
+                let false_guard = self.b.ins().band_imm_s(word, (1u64 << bit) as i64);
+                self.b.ins().brif(false_guard, skip, &[], run, &[]);
+                self.b.switch_to_block(run);
+            }
             let commit = self.b.create_block();
             if self.callees.rules[i].is_some() {
                 let fired = self.call_rule(i);
