@@ -185,18 +185,11 @@ mod tests {
 
     /// Whether `mantissa / 10^scale op value`, as the guard decides it
     /// (`None`: left to the entry point).
-    fn decide(test: &Test, mantissa: i64, scale: u32) -> Option<bool> {
+    fn decide(test: &Test, op: CmpOp, mantissa: i64, scale: u32) -> Option<bool> {
         let Test::Decimal { cc, thresholds } = test else { panic!("a decimal test") };
+        assert_eq!(*cc, int_cc(op), "the vector pass compares with the operator's condition code");
         let threshold = (*thresholds.get(scale as usize)?)?;
-        Some(match cc {
-            IntCC::Equal => mantissa == threshold,
-            IntCC::NotEqual => mantissa != threshold,
-            IntCC::SignedLessThan => mantissa < threshold,
-            IntCC::SignedLessThanOrEqual => mantissa <= threshold,
-            IntCC::SignedGreaterThan => mantissa > threshold,
-            IntCC::SignedGreaterThanOrEqual => mantissa >= threshold,
-            other => panic!("unexpected {other:?}"),
-        })
+        Some(op.holds(mantissa.cmp(&threshold)))
     }
 
     #[test]
@@ -213,15 +206,8 @@ mod tests {
                 let test = decimal(op, constant);
                 for &(mantissa, scale) in &values {
                     let value = Decimal::from_i128_with_scale(i128::from(mantissa), scale);
-                    let exact = match op {
-                        CmpOp::Eq => value == constant,
-                        CmpOp::Ne => value != constant,
-                        CmpOp::Lt => value < constant,
-                        CmpOp::Le => value <= constant,
-                        CmpOp::Gt => value > constant,
-                        CmpOp::Ge => value >= constant,
-                    };
-                    if let Some(decided) = decide(&test, mantissa, scale) {
+                    let exact = op.holds(value.cmp(&constant));
+                    if let Some(decided) = decide(&test, op, mantissa, scale) {
                         assert_eq!(decided, exact, "{mantissa}e-{scale} {} {text}", op.symbol());
                     }
                 }
