@@ -62,7 +62,7 @@ pub fn build_into(
     context.func.name = UserFuncName::user(0, id.as_u32());
     let callee = module.declare_func_in_func(entry, &mut context.func);
     let shape = Shape {
-        row_bytes: (program.input_width() * std::mem::size_of::<Slot>()) as i64,
+        row_bytes: (program.input_width() * Slot::SIZE) as i64,
         state_bytes: (plan.words.max(1) * 8) as i64,
     };
     build(context, callee, shape, plan, module.isa().frontend_config());
@@ -232,11 +232,11 @@ fn splat(b: &mut FunctionBuilder<'_>, value: i64) -> Value {
     b.ins().splat(types::I64X2, scalar)
 }
 
-/// Word `word` (1: `a`, 2: `b`) of the guard's slot in both records, as
-/// the lanes of one vector of `lane`s.
-fn lanes(b: &mut FunctionBuilder<'_>, rows: [Value; 2], guard: &Guard, word: i32, lane: Type) -> Value {
+/// The word at byte `word` of the guard's slot (`Slot::A` or `Slot::B`)
+/// in both records, as the lanes of one vector of `lane`s.
+fn lanes(b: &mut FunctionBuilder<'_>, rows: [Value; 2], guard: &Guard, word: usize, lane: Type) -> Value {
     let flags = MemFlagsData::trusted();
-    let offset = guard.slot as i32 * std::mem::size_of::<Slot>() as i32 + word * 8;
+    let offset = (guard.slot as usize * Slot::SIZE + word) as i32;
     let first = b.ins().load(lane, flags, rows[0], offset);
     let second = b.ins().load(lane, flags, rows[1], offset);
     let vector = b.ins().scalar_to_vector(lane.by(2).expect("a 128-bit vector"), first);
@@ -247,13 +247,13 @@ fn lanes(b: &mut FunctionBuilder<'_>, rows: [Value; 2], guard: &Guard, word: i32
 fn guard_false(b: &mut FunctionBuilder<'_>, rows: [Value; 2], guard: &Guard) -> Value {
     match &guard.test {
         Test::Int { cc, value } => {
-            let a = lanes(b, rows, guard, 1, types::I64);
+            let a = lanes(b, rows, guard, Slot::A, types::I64);
             let constant = splat(b, *value);
             let holds = b.ins().icmp(*cc, a, constant);
             b.ins().bnot(holds)
         }
         Test::Float { cc, value } => {
-            let a = lanes(b, rows, guard, 1, types::F64);
+            let a = lanes(b, rows, guard, Slot::A, types::F64);
             let scalar = b.ins().f64const(*value);
             let constant = b.ins().splat(types::F64X2, scalar);
             let holds = b.ins().fcmp(*cc, a, constant);
@@ -272,8 +272,8 @@ fn decimal_false(
     cc: IntCC,
     thresholds: &[Option<i64>],
 ) -> Value {
-    let a = lanes(b, rows, guard, 1, types::I64);
-    let flags = lanes(b, rows, guard, 2, types::I64);
+    let a = lanes(b, rows, guard, Slot::A, types::I64);
+    let flags = lanes(b, rows, guard, Slot::B, types::I64);
     let zero = splat(b, 0);
     // Decided only when the mantissa fits 63 bits.
     let low_mask = splat(b, 0xFFFF_FFFF);

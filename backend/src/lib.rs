@@ -125,9 +125,8 @@ pub(crate) fn declare(module: &mut dyn Module, program: &Program) -> Result<Decl
     let c = &program.contract;
     let lets =
         (0..c.lets.len()).map(|i| declare(format!("let{i}"), Linkage::Local)).collect::<Result<_, _>>()?;
-    let referenced = c.referenced_rules();
-    let rules = (0..c.rules.len())
-        .map(|i| referenced[i].then(|| declare(format!("rule{i}"), Linkage::Local)).transpose())
+    let rules = (program.rules.iter().enumerate())
+        .map(|(i, rule)| rule.referenced.then(|| declare(format!("rule{i}"), Linkage::Local)).transpose())
         .collect::<Result<_, _>>()?;
     let entry = declare("entry".to_string(), Linkage::Export)?;
     Ok(Declared { lets, rules, entry })

@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use arrow_array::{ArrayRef, RecordBatch, StringArray};
 use arrow_schema::{DataType, Field, SchemaRef};
-use runtime::interp::Context;
+use runtime::Context;
 use runtime::records::Records;
 use runtime::result::{Parts, RowSink};
 use runtime::{Contract, InvalidInput};

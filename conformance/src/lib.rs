@@ -134,7 +134,7 @@ pub fn summary(runs: &[(String, Vec<(String, CaseRun)>)]) -> String {
 pub fn evaluate_together(contract: &Contract, lines: &[String]) -> Vec<Vec<u8>> {
     let mut out = vec![Vec::new(); lines.len()];
     // Runs of (line index, input text) sharing a context.
-    let mut runs: Vec<(runtime::interp::Context, Vec<(usize, &str)>)> = Vec::new();
+    let mut runs: Vec<(runtime::Context, Vec<(usize, &str)>)> = Vec::new();
     for (i, line) in lines.iter().enumerate() {
         let envelope = runtime::Envelope::parse(line).ok();
         let found = envelope.as_ref().and_then(|e| {

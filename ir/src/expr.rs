@@ -320,6 +320,18 @@ impl BinaryOp {
         BinaryOp::DiffTimestamps,
     ];
 
+    /// The addition that `sum(...)` and an effect's `combine: sum` use on
+    /// values of type `ty` (an int, decimal, float or duration; the
+    /// checker allows no other): chosen here once for both engines.
+    pub fn add_for(ty: TypeId) -> BinaryOp {
+        match ty {
+            TypeTable::DECIMAL => BinaryOp::AddDecimal,
+            TypeTable::FLOAT => BinaryOp::AddFloat,
+            TypeTable::DURATION => BinaryOp::AddDuration,
+            _ => BinaryOp::AddInt,
+        }
+    }
+
     /// `(lhs, rhs, result)` types. `Concat` also takes enum operands.
     pub fn signature(self) -> (TypeId, TypeId, TypeId) {
         use BinaryOp::*;

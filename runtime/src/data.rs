@@ -59,6 +59,12 @@ unsafe impl Sync for Slot {}
 
 impl Slot {
     pub const ABSENT: Slot = Slot { tag: Tag::Absent, a: 0, b: 0 };
+    /// Bytes per slot, and the byte offsets of its tag and words, for
+    /// generated code.
+    pub const SIZE: usize = std::mem::size_of::<Slot>();
+    pub const TAG: usize = std::mem::offset_of!(Slot, tag);
+    pub const A: usize = std::mem::offset_of!(Slot, a);
+    pub const B: usize = std::mem::offset_of!(Slot, b);
 
     pub fn tag(&self) -> Tag {
         self.tag

@@ -23,9 +23,10 @@ use ir::quote::quote;
 use ir::{Bundle, ChannelId, ComponentId};
 
 use crate::budget::{Budget, Limit, OutOfTime};
+use crate::context::Context;
 use crate::data::RecordRef;
 use crate::host::{HostFn, HostValue, Signature, matches_type};
-use crate::interp::{self, Context};
+use crate::interp;
 use crate::native::{NativeCompiler, NativeProgram, NativeRun, RecordRun};
 use crate::program::Program;
 use crate::records::Records;

@@ -10,13 +10,11 @@ use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 
-use std::rc::Rc;
-
 use ir::{TypeId, TypeKind, TypeTable};
 use rust_decimal::Decimal;
 
 use crate::error::EvalError;
-use crate::value::{Schema, Value, list_element};
+use crate::value::Value;
 
 /// A value passed to or returned by a host function.
 #[derive(Clone, PartialEq, Debug)]
@@ -181,44 +179,8 @@ fn value_has_type(value: &HostValue, ty: &HostType) -> bool {
 /// from the interpreter and from native code.
 pub(crate) fn call_host(host: &HostFn, args: &[HostValue]) -> Result<Value<'static>, EvalError> {
     match host.call(args) {
-        Ok(result) => Ok(from_host(result)),
+        Ok(result) => Ok(crate::semantics::from_host(result)),
         Err(message) => Err(EvalError::Host { name: host.name.clone(), message }),
-    }
-}
-
-/// A value of type `ty` as a host function receives it.
-pub(crate) fn to_host(schema: &Schema<'_>, ty: TypeId, value: &Value<'_>) -> HostValue {
-    match value {
-        Value::Bool(b) => HostValue::Bool(*b),
-        Value::Int(i) => HostValue::Int(*i),
-        Value::Decimal(d) => HostValue::Decimal(*d),
-        Value::Float(f) => HostValue::Float(*f),
-        Value::Timestamp(t) => HostValue::Timestamp(*t),
-        Value::Duration(d) => HostValue::Duration(*d),
-        Value::Str(_) | Value::Text(_) => HostValue::String(value.as_str().to_string()),
-        Value::List(..) | Value::Items(_) => {
-            let element = list_element(schema, ty);
-            HostValue::List(
-                (0..value.list_len())
-                    .map(|i| to_host(schema, element, &value.list_get(schema.layouts, element, i)))
-                    .collect(),
-            )
-        }
-        Value::Absent | Value::Record(_) => HostValue::Bool(false),
-    }
-}
-
-/// A host function's result as a value.
-fn from_host(value: HostValue) -> Value<'static> {
-    match value {
-        HostValue::Bool(b) => Value::Bool(b),
-        HostValue::Int(i) => Value::Int(i),
-        HostValue::Decimal(d) => Value::Decimal(d),
-        HostValue::Float(f) => Value::Float(f),
-        HostValue::String(s) => Value::Text(Rc::from(s)),
-        HostValue::Timestamp(t) => Value::Timestamp(t),
-        HostValue::Duration(d) => Value::Duration(d),
-        HostValue::List(items) => Value::Items(items.into_iter().map(from_host).collect()),
     }
 }
 

@@ -16,9 +16,9 @@
 //! Cranelift.
 
 pub mod budget;
+pub mod context;
 pub mod contract_tests;
 pub mod data;
-pub mod decimal;
 pub mod engine;
 pub mod error;
 pub mod host;
@@ -26,13 +26,14 @@ pub mod interp;
 pub mod layout;
 pub mod matcher;
 pub mod native;
-pub mod ops;
 pub mod program;
 pub mod records;
 pub mod request;
 pub mod result;
+pub mod semantics;
 pub mod value;
 
+pub use context::Context;
 pub use engine::{Contract, Engine, EngineBuilder, EvaluateError, Jit, LoadError, Request};
 pub use error::EvalError;
 pub use host::{HostFn, HostType, HostValue, Signature};

@@ -10,6 +10,7 @@ use ir::{
 };
 use rustc_hash::FxHashMap;
 
+use crate::context::RulePlan;
 use crate::data::{RecordRef, Slot, Store};
 use crate::layout::{Layouts, Shape};
 use crate::matcher::Matcher;
@@ -155,6 +156,8 @@ pub enum Node {
         list: NodeId,
         param: u32,
         body: NodeId,
+        /// The addition of `sum` (`BinaryOp::add_for` of its type).
+        add: BinaryOp,
     },
     Extern {
         func: u32,
@@ -305,10 +308,14 @@ pub struct Program {
     pub nodes: Vec<Node>,
     pub tables: Vec<Table>,
     pub regexes: Vec<Matcher>,
-    /// Whether some expression refers to each rule (`rules.<id>`), and
-    /// to any rule at all.
-    pub referenced_rules: Vec<bool>,
+    /// Per rule: its channels, component and whether it is referenced,
+    /// as both engines schedule it.
+    pub rules: Vec<RulePlan>,
+    /// Whether some expression refers to any rule (`rules.<id>`).
     pub any_rule_referenced: bool,
+    /// Per effect: the addition of `combine: sum` (`BinaryOp::add_for`),
+    /// `None` under another policy.
+    pub effect_adds: Vec<Option<BinaryOp>>,
     /// Field name to index, for records wider than a few fields.
     field_maps: FxHashMap<TypeId, FxHashMap<String, usize>>,
     /// Per slot of the input: whether some expression reads it.
@@ -346,8 +353,14 @@ impl Program {
                 _ => None,
             })
             .collect();
-        let referenced_rules = contract.referenced_rules();
-        let any_rule_referenced = referenced_rules.contains(&true);
+        let referenced = contract.referenced_rules();
+        let rules = contract.rules.iter().zip(&referenced).map(|(r, &refd)| RulePlan::new(r, refd)).collect();
+        let any_rule_referenced = referenced.contains(&true);
+        let effect_adds = contract
+            .effects
+            .iter()
+            .map(|e| (e.combine == ir::Combine::Sum).then(|| BinaryOp::add_for(e.ty)))
+            .collect();
         let input_read = input_read(&contract, &layouts, &nodes);
         Ok(Program {
             contract,
@@ -355,8 +368,9 @@ impl Program {
             nodes,
             tables,
             regexes,
-            referenced_rules,
+            rules,
             any_rule_referenced,
+            effect_adds,
             field_maps,
             input_read,
             _constants: constants,
@@ -598,7 +612,8 @@ fn node(
         }
         ExprKind::Matches { subject, regex } => Node::Matches { subject: subject.0, regex: regex.0 },
         ExprKind::Lambda { kind, list, param, body } => {
-            Node::Lambda { kind: *kind, list: list.0, param: param.0, body: body.0 }
+            let add = BinaryOp::add_for(ty);
+            Node::Lambda { kind: *kind, list: list.0, param: param.0, body: body.0, add }
         }
         ExprKind::Extern { func, args } => Node::Extern { func: func.0, args: ids(args) },
     }

@@ -116,13 +116,13 @@ impl Translator<'_, '_> {
             _ if types.is_stringy(ty) => {
                 self.charge_bytes(l.b, runtime::budget::STRING_SHIFT);
                 if matches!(op, CmpOp::Eq | CmpOp::Ne) {
-                    let op_code = self.iconst(str_ops::EQ as i64);
-                    let equal = self.helper("str_op", &[op_code, l.a, l.b, r.a, r.b], W);
+                    let op_code = self.iconst(StrOp::Eq as i64);
+                    let equal = self.helper(Helper::StrOp, &[op_code, l.a, l.b, r.a, r.b], W);
                     let cc = if op == CmpOp::Eq { IntCC::NotEqual } else { IntCC::Equal };
                     self.b.ins().icmp_imm_s(cc, equal, 0)
                 } else {
-                    let op_code = self.iconst(str_ops::CMP as i64);
-                    let ordering = self.helper("str_op", &[op_code, l.a, l.b, r.a, r.b], W);
+                    let op_code = self.iconst(StrOp::Cmp as i64);
+                    let ordering = self.helper(Helper::StrOp, &[op_code, l.a, l.b, r.a, r.b], W);
                     let ordering = self.b.ins().ireduce(types::I8, ordering);
                     let ordering = self.b.ins().sextend(W, ordering);
                     self.b.ins().icmp_imm_s(int_cc, ordering, 0)

@@ -20,7 +20,7 @@ impl Translator<'_, '_> {
                     Some(p) if (0..=28).contains(&p) => self.decimal_round(x, p, half_even),
                     _ => {
                         let even = self.iconst(i64::from(half_even));
-                        self.helper_with_result("dec_round", vec![x.a, x.b, places.a, even])
+                        self.helper_with_result(Helper::DecRound, vec![x.a, x.b, places.a, even])
                     }
                 }
             }
@@ -77,20 +77,20 @@ impl Translator<'_, '_> {
                     return self.word(v.b);
                 }
                 self.charge_bytes(v.b, STRING_SHIFT);
-                let op = self.iconst(str_ops::LEN_CHARS as i64);
-                let n = self.helper("str_op", &[op, v.a, v.b, v.a, v.b], W);
+                let op = self.iconst(StrOp::LenChars as i64);
+                let n = self.helper(Helper::StrOp, &[op, v.a, v.b, v.a, v.b], W);
                 self.word(n)
             }
             Builtin::StartsWith | Builtin::EndsWith | Builtin::Contains => {
                 let (s, part) = (self.expr(arg_ids[0]), self.expr(arg_ids[1]));
                 let code = match func {
-                    Builtin::StartsWith => str_ops::STARTS_WITH,
-                    Builtin::EndsWith => str_ops::ENDS_WITH,
-                    _ => str_ops::CONTAINS,
+                    Builtin::StartsWith => StrOp::StartsWith,
+                    Builtin::EndsWith => StrOp::EndsWith,
+                    _ => StrOp::Contains,
                 };
                 self.charge_bytes(s.b, STRING_SHIFT);
                 let op = self.iconst(code as i64);
-                let hit = self.helper("str_op", &[op, s.a, s.b, part.a, part.b], W);
+                let hit = self.helper(Helper::StrOp, &[op, s.a, s.b, part.a, part.b], W);
                 self.word(hit)
             }
             Builtin::Days | Builtin::Hours => {
@@ -127,7 +127,7 @@ impl Translator<'_, '_> {
             self.b.ins().store(MemFlagsData::trusted(), b, args, offset + 8);
         }
         let expr = self.iconst(id.index() as i64);
-        let v = self.helper_with_result("host", vec![self.ctx, expr, args]);
+        let v = self.helper_with_result(Helper::Host, vec![self.ctx, expr, args]);
         self.loaded_value(v.a, v.b, ty)
     }
 
@@ -158,7 +158,7 @@ impl Translator<'_, '_> {
             };
             arguments.extend([a, b]);
         }
-        let v = self.helper_with_result("apply", arguments);
+        let v = self.helper_with_result(Helper::Apply, arguments);
         let ty = self.c.expr(id).ty;
         self.loaded_value(v.a, v.b, ty)
     }

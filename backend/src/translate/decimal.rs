@@ -1,5 +1,5 @@
 //! Decimal `+ - *` and comparisons inline, on the same scaled-`i64` fast
-//! paths as `runtime::decimal` (whose rules are checked against
+//! paths as `runtime::semantics::decimal` (whose rules are checked against
 //! rust_decimal there): when both mantissas fit an `i64`, the scales align
 //! with a power of ten and nothing overflows, the result is built from
 //! machine integers. Everything else (a zero operand, whose sign and scale
@@ -46,11 +46,11 @@ impl Translator<'_, '_> {
     /// `l op r` for `op` in `+ - * / %` on decimals.
     pub(super) fn decimal_arith(&mut self, op: BinaryOp, l: NVal, r: NVal) -> NVal {
         let helper = match op {
-            BinaryOp::AddDecimal => "dec_add",
-            BinaryOp::SubDecimal => "dec_sub",
-            BinaryOp::MulDecimal => "dec_mul",
-            BinaryOp::DivDecimal => "dec_div",
-            _ => "dec_rem",
+            BinaryOp::AddDecimal => Helper::DecAdd,
+            BinaryOp::SubDecimal => Helper::DecSub,
+            BinaryOp::MulDecimal => Helper::DecMul,
+            BinaryOp::DivDecimal => Helper::DecDiv,
+            _ => Helper::DecRem,
         };
         if !matches!(op, BinaryOp::AddDecimal | BinaryOp::SubDecimal | BinaryOp::MulDecimal) {
             return self.helper_with_result(helper, vec![l.a, l.b, r.a, r.b]);
@@ -94,7 +94,7 @@ impl Translator<'_, '_> {
                 let (greater, less) = (t.bool_word(greater), t.bool_word(less));
                 vec![t.b.ins().isub(greater, less)]
             },
-            |t| vec![t.helper("dec_cmp", &[l.a, l.b, r.a, r.b], W)],
+            |t| vec![t.helper(Helper::DecCmp, &[l.a, l.b, r.a, r.b], W)],
         );
         words[0]
     }
@@ -148,7 +148,7 @@ impl Translator<'_, '_> {
     }
 
     /// `round(v, places)` (half away from zero, or half to even) for a
-    /// constant `places` in `0..=28`: `runtime::decimal::round`'s fast
+    /// constant `places` in `0..=28`: `runtime::semantics::decimal::round`'s fast
     /// path. A finer scale divides by `10^(scale - places)` and rounds on
     /// the remainder; a coarser one multiplies up to `places`. A negative
     /// value that rounds to zero (whose sign rust_decimal decides) and
@@ -219,7 +219,7 @@ impl Translator<'_, '_> {
 
         self.b.switch_to_block(slow_block);
         let even = self.iconst(i64::from(half_even));
-        let v = self.helper_with_result("dec_round", vec![v.a, v.b, places_word, even]);
+        let v = self.helper_with_result(Helper::DecRound, vec![v.a, v.b, places_word, even]);
         self.b.ins().jump(done, &args(&[v.a, v.b]));
         self.b.switch_to_block(done);
         let params = self.b.block_params(done).to_vec();
@@ -281,7 +281,7 @@ impl Translator<'_, '_> {
         Small { m, scale, slow }
     }
 
-    /// Brings both mantissas to the larger scale (`runtime::decimal`'s
+    /// Brings both mantissas to the larger scale (`runtime::semantics::decimal`'s
     /// `aligned`): the one with the smaller scale is multiplied by
     /// `10^difference`, which must be in the table and must not overflow.
     fn align(&mut self, x: Small, y: Small) -> Aligned {

@@ -115,7 +115,7 @@ impl Translator<'_, '_> {
                 self.charge_bytes(s.b, runtime::budget::REGEX_SHIFT);
                 let program = self.ctx_field(NativeCtx::PROGRAM);
                 let r = self.iconst(i64::from(regex.0));
-                let hit = self.helper("regex_match", &[program, r, s.a, s.b], W);
+                let hit = self.helper(Helper::RegexMatch, &[program, r, s.a, s.b], W);
                 self.word(hit)
             }
             ExprKind::Local(local) => match self.locals.get(&local.0) {
@@ -161,13 +161,13 @@ impl Translator<'_, '_> {
         let optional = self.c.types.optional_inner(ty).is_some();
         let inner = self.c.types.optional_inner(ty).unwrap_or(ty);
         let a = if inner == T::FLOAT {
-            self.b.ins().load(types::F64, MemFlagsData::trusted(), base, byte + 8)
+            self.b.ins().load(types::F64, MemFlagsData::trusted(), base, byte + SLOT_A)
         } else {
-            self.b.ins().load(W, MemFlagsData::trusted(), base, byte + 8)
+            self.b.ins().load(W, MemFlagsData::trusted(), base, byte + SLOT_A)
         };
-        let b = self.b.ins().load(W, MemFlagsData::trusted(), base, byte + 16);
+        let b = self.b.ins().load(W, MemFlagsData::trusted(), base, byte + SLOT_B);
         let present = if optional {
-            let tag = self.b.ins().load(W, MemFlagsData::trusted(), base, byte);
+            let tag = self.b.ins().load(W, MemFlagsData::trusted(), base, byte + SLOT_TAG);
             Some(self.b.ins().icmp_imm_s(IntCC::NotEqual, tag, 0))
         } else {
             None

@@ -60,13 +60,7 @@ impl Translator<'_, '_> {
                 }
                 LambdaKind::Sum => {
                     let sum = NVal { a: t.b.use_var(acc_a), b: t.b.use_var(acc_b), present: None };
-                    let op = match ty {
-                        T::DECIMAL => BinaryOp::AddDecimal,
-                        T::FLOAT => BinaryOp::AddFloat,
-                        T::DURATION => BinaryOp::AddDuration,
-                        _ => BinaryOp::AddInt,
-                    };
-                    let sum = t.binary(op, sum, v);
+                    let sum = t.binary(BinaryOp::add_for(ty), sum, v);
                     t.b.def_var(acc_a, sum.a);
                     t.b.def_var(acc_b, sum.b);
                 }
@@ -152,16 +146,16 @@ impl Translator<'_, '_> {
         let Some(tag) = runtime::native::scalar_tag(self.program, element) else { return self.unsupported() };
         let values: Vec<NVal> = items.iter().map(|id| self.expr(*id)).collect();
         let n = self.iconst(items.len() as i64);
-        let slots = self.helper("alloc_slots", &[self.ctx, n], W);
+        let slots = self.helper(Helper::AllocSlots, &[self.ctx, n], W);
         let allocated = self.b.ins().icmp_imm_s(IntCC::NotEqual, slots, 0);
         self.check(allocated);
         let tag = self.iconst(tag as i64);
         for (i, v) in values.into_iter().enumerate() {
             let (a, b) = self.stored_words(v, element);
             let at = i as i32 * SLOT as i32;
-            self.b.ins().store(MemFlagsData::trusted(), tag, slots, at);
-            self.b.ins().store(MemFlagsData::trusted(), a, slots, at + 8);
-            self.b.ins().store(MemFlagsData::trusted(), b, slots, at + 16);
+            self.b.ins().store(MemFlagsData::trusted(), tag, slots, at + SLOT_TAG);
+            self.b.ins().store(MemFlagsData::trusted(), a, slots, at + SLOT_A);
+            self.b.ins().store(MemFlagsData::trusted(), b, slots, at + SLOT_B);
         }
         NVal { a: slots, b: n, present: None }
     }

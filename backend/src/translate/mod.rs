@@ -39,15 +39,20 @@ use cranelift_codegen::isa::{CallConv, TargetFrontendConfig};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_module::{FuncId, Module};
 use ir::{BinaryOp, Builtin, CmpOp, Combine, ExprId, ExprKind, TypeId, TypeTable as T, UnaryOp};
-use runtime::native::{FALLBACK, Helpers, NativeCtx, OK, str_ops};
+use runtime::data::Slot;
+use runtime::native::{FALLBACK, Helper, NativeCtx, OK, StrOp};
 use runtime::program::{Node, Program};
 
 use crate::plan::{Plan, RULE_FIRED, RULE_NOT_FIRED};
 
 /// Pointers and words.
 const W: Type = types::I64;
-/// Bytes per slot.
-const SLOT: i64 = 24;
+/// Bytes per slot, and the byte offsets of its tag and words (`Slot`'s
+/// layout).
+const SLOT: i64 = Slot::SIZE as i64;
+const SLOT_TAG: i32 = Slot::TAG as i32;
+const SLOT_A: i32 = Slot::A as i32;
+const SLOT_B: i32 = Slot::B as i32;
 
 /// What a generated function computes.
 #[derive(Clone, Copy, Debug)]
@@ -152,7 +157,7 @@ struct Translator<'a, 'f> {
     /// enclosing `??`, or the fallback when there is none.
     missing: Option<Block>,
     callees: Callees<'a>,
-    sigs: HashMap<&'static str, SigRef>,
+    sigs: HashMap<Helper, SigRef>,
     /// Two words of stack for helpers' results.
     scratch: Option<Value>,
     /// The values of the lambda parameters in scope.
@@ -247,7 +252,7 @@ impl Translator<'_, '_> {
         self.b.ins().brif(spent, refuel, &[], next, &[]);
         self.b.switch_to_block(refuel);
         let ctx = self.ctx;
-        let status = self.helper("refuel", &[ctx], types::I32);
+        let status = self.helper(Helper::Refuel, &[ctx], types::I32);
         let ok = self.b.ins().icmp_imm_s(IntCC::Equal, status, i64::from(OK));
         let fallback = self.fallback;
         self.b.ins().brif(ok, next, &[], fallback, &[]);
@@ -279,8 +284,8 @@ impl Translator<'_, '_> {
     }
 
     /// Calls helper `name` with `params` word arguments and one result.
-    fn helper(&mut self, name: &'static str, arguments: &[Value], ret: Type) -> Value {
-        let sig = match self.sigs.get(name) {
+    fn helper(&mut self, helper: Helper, arguments: &[Value], ret: Type) -> Value {
+        let sig = match self.sigs.get(&helper) {
             Some(sig) => *sig,
             None => {
                 let mut s = Signature::new(self.b.func.signature.call_conv);
@@ -289,22 +294,22 @@ impl Translator<'_, '_> {
                 }
                 s.returns.push(AbiParam::new(ret));
                 let sig = self.b.import_signature(s);
-                self.sigs.insert(name, sig);
+                self.sigs.insert(helper, sig);
                 sig
             }
         };
         let table = self.ctx_field(NativeCtx::HELPERS);
-        let callee = self.b.ins().load(W, MemFlagsData::trusted(), table, Helpers::offset(name));
+        let callee = self.b.ins().load(W, MemFlagsData::trusted(), table, helper.offset());
         let call = self.b.ins().call_indirect(sig, callee, arguments);
         self.b.inst_results(call)[0]
     }
 
     /// Calls a helper that writes a value's two words into the scratch
     /// words and returns a status; falls back when it fails.
-    fn helper_with_result(&mut self, name: &'static str, mut arguments: Vec<Value>) -> NVal {
+    fn helper_with_result(&mut self, helper: Helper, mut arguments: Vec<Value>) -> NVal {
         let out = self.scratch();
         arguments.push(out);
-        let status = self.helper(name, &arguments, types::I32);
+        let status = self.helper(helper, &arguments, types::I32);
         let ok = self.b.ins().icmp_imm_s(IntCC::Equal, status, i64::from(OK));
         self.check(ok);
         let a = self.b.ins().load(W, MemFlagsData::trusted(), out, 0);

@@ -30,7 +30,7 @@ impl Translator<'_, '_> {
             }
             let program = self.ctx_field(NativeCtx::PROGRAM);
             let t = self.iconst(table as i64);
-            return self.helper("table_row_int", &[program, t, k.a], W);
+            return self.helper(Helper::TableRowInt, &[program, t, k.a], W);
         }
         match runtime_table.string_keys() {
             Some(keys)
@@ -41,7 +41,7 @@ impl Translator<'_, '_> {
             _ => {
                 let program = self.ctx_field(NativeCtx::PROGRAM);
                 let t = self.iconst(table as i64);
-                self.helper("table_row_str", &[program, t, k.a, k.b], W)
+                self.helper(Helper::TableRowStr, &[program, t, k.a, k.b], W)
             }
         }
     }

@@ -117,7 +117,7 @@ impl Translator<'_, '_> {
         let guarded = self.plan.guard_word.map(|word| self.load_word(word));
         for (i, rule) in c.rules.iter().enumerate() {
             let (apply, skip) = (self.b.create_block(), self.b.create_block());
-            let applies = self.applies(rule);
+            let applies = self.applies(self.program.rules[i]);
             self.b.ins().brif(applies, apply, &[], skip, &[]);
             self.b.switch_to_block(apply);
             if let (Some(word), Some(bit)) = (guarded, guard_bits[i]) {
@@ -149,12 +149,13 @@ impl Translator<'_, '_> {
         self.status(OK);
     }
 
-    /// Whether rule `rule` applies to the request's channel and component.
-    pub(super) fn applies(&mut self, rule: &ir::Rule) -> Value {
-        let channel_ok = match &rule.channels {
+    /// Whether a rule applies to the request's channel and component, as
+    /// `RulePlan::applies` decides.
+    pub(super) fn applies(&mut self, rule: runtime::context::RulePlan) -> Value {
+        let channel_ok = match rule.channels {
             None => self.iconst(1),
-            Some(channels) => {
-                let mask = channels.iter().fold(0u64, |m, ch| m | 1 << ch.0) as i64;
+            Some(mask) => {
+                let mask = mask as i64;
                 let bit = self.ctx_field(NativeCtx::CHANNEL_BIT);
                 let hit = self.b.ins().band_imm_s(bit, mask);
                 let ok = self.b.ins().icmp_imm_s(IntCC::NotEqual, hit, 0);
@@ -180,7 +181,6 @@ impl Translator<'_, '_> {
         self.store_word(word, bits);
         let rule = &self.c.rules[i];
         for (k, assign) in rule.effects.iter().enumerate() {
-            let effect = &self.c.effects[assign.effect.index()];
             let at = self.plan.layout.effects[assign.effect.index()];
             let source = self.plan.rule_effects[i][k];
             let (a, b) = (self.load_word(source), self.load_word(source + 1));
@@ -196,7 +196,7 @@ impl Translator<'_, '_> {
             self.b.ins().jump(done, &[]);
             self.b.switch_to_block(combine);
             let (old_a, old_b) = (self.load_word(at + 1), self.load_word(at + 2));
-            let (new_a, new_b) = self.combine(effect.combine, effect.ty, (old_a, old_b), (a, b));
+            let (new_a, new_b) = self.combine(assign.effect.index(), (old_a, old_b), (a, b));
             self.store_word(at + 1, new_a);
             self.store_word(at + 2, new_b);
             self.b.ins().jump(done, &[]);
@@ -204,14 +204,14 @@ impl Translator<'_, '_> {
         }
     }
 
-    /// The combination of an effect's old and new words.
+    /// The combination of effect `effect`'s old and new words.
     pub(super) fn combine(
         &mut self,
-        policy: Combine,
-        ty: TypeId,
+        effect: usize,
         old: (Value, Value),
         new: (Value, Value),
     ) -> (Value, Value) {
+        let (policy, ty) = (self.c.effects[effect].combine, self.c.effects[effect].ty);
         match policy {
             Combine::Last => new,
             Combine::Any => (self.b.ins().bor(old.0, new.0), old.1),
@@ -228,13 +228,8 @@ impl Translator<'_, '_> {
             Combine::Sum => {
                 let o = self.loaded_value(old.0, old.1, ty);
                 let n = self.loaded_value(new.0, new.1, ty);
-                let op = match ty {
-                    T::DECIMAL => BinaryOp::AddDecimal,
-                    T::FLOAT => BinaryOp::AddFloat,
-                    T::DURATION => BinaryOp::AddDuration,
-                    _ => BinaryOp::AddInt,
-                };
-                let sum = self.binary(op, o, n);
+                let add = self.program.effect_adds[effect].unwrap_or(BinaryOp::AddInt);
+                let sum = self.binary(add, o, n);
                 self.stored_words(sum, ty)
             }
         }

@@ -1,16 +1,17 @@
 //! Typed fast paths of the interpreter: conditions, decimals and ints are
 //! evaluated without wrapping each intermediate in a [`Value`]. Every node
 //! kind a fast path does not handle falls back to the generic evaluator,
-//! so the semantics stay in one place ([`crate::ops`]).
+//! so the semantics stay in one place ([`crate::semantics::ops`]).
 
 use ir::{BinaryOp, Builtin, TypeTable, UnaryOp};
 use rust_decimal::Decimal;
 
-use super::{Frame, Memo, truthy};
+use super::{Frame, Memo};
 use crate::data::RecordRef;
 use crate::error::Fault;
-use crate::ops;
 use crate::program::{CmpKind, Node, NodeId, ReadKind};
+use crate::semantics::ops;
+use crate::semantics::truthy;
 use crate::value::Value;
 
 impl<'p: 'a, 'a> Frame<'p, 'a> {
@@ -30,11 +31,11 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
                     }
                     CmpKind::Decimal => {
                         let l = self.eval_dec(*lhs)?;
-                        crate::decimal::cmp(l, self.eval_dec(*rhs)?)
+                        crate::semantics::decimal::cmp(l, self.eval_dec(*rhs)?)
                     }
                     _ => {
                         let (l, r) = (self.eval(*lhs)?, self.eval(*rhs)?);
-                        self.charge(super::work(&l) + super::work(&r));
+                        self.charge(super::walk::work(&l) + super::walk::work(&r));
                         self.compare(*kind, &l, &r)
                     }
                 };
@@ -93,7 +94,7 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
                 let mut best = self.eval_dec(args[0])?;
                 for arg in &args[1..] {
                     let candidate = self.eval_dec(*arg)?;
-                    if crate::decimal::cmp(candidate, best) == extreme(*func) {
+                    if crate::semantics::decimal::cmp(candidate, best) == extreme(*func) {
                         best = candidate;
                     }
                 }

@@ -10,7 +10,7 @@ use std::cmp::Ordering;
 
 use rust_decimal::Decimal;
 
-use crate::decimal;
+use super::decimal;
 
 use crate::error::{EvalError, EvalResult};
 

@@ -1,0 +1,93 @@
+//! `--explain`: the evaluation, then per rule whether it applied and
+//! fired, the value of each operand of its top-level `&&`/`||` chain and
+//! of the lets its condition reads.
+
+use ir::RuleId;
+
+use super::{Frame, Memo};
+use crate::budget::{Budget, OutOfTime};
+use crate::context::Context;
+use crate::data::RecordRef;
+use crate::host::HostFn;
+use crate::program::Program;
+use crate::result::{Evaluation, RuleTrace};
+
+/// Evaluates and also traces each rule for `--explain`.
+pub fn explain<'p>(
+    program: &'p Program,
+    hosts: &'p [HostFn],
+    context: &Context,
+    input: RecordRef<'_>,
+    budget: &Budget,
+) -> Result<(Evaluation<'p>, Vec<RuleTrace>), OutOfTime> {
+    let mut frame = Frame::new(program, hosts, context, input, true, budget);
+    let evaluation = frame.run(context)?;
+    let traces =
+        (0..program.contract.rules.len()).map(|i| frame.trace(context, RuleId::from_index(i))).collect();
+    Ok((evaluation, traces))
+}
+
+impl<'p: 'a, 'a> Frame<'p, 'a> {
+    /// The `--explain` trace of one rule, after the evaluation ran.
+    pub(super) fn trace(&mut self, context: &Context, id: RuleId) -> RuleTrace {
+        let rule = &self.p.contract.rules[id.index()];
+        let applied = self.p.rules[id.index()].applies(context);
+        let fired = match &self.scratch.rules[id.index()] {
+            Memo::Done(done) => Some(Ok(done.fired)),
+            Memo::Failed(fault) => Some(Err(fault.error().to_string())),
+            Memo::Todo | Memo::Busy => None,
+        };
+        let mut conditions = Vec::new();
+        if fired.is_some() {
+            let mut parts = vec![rule.when];
+            conjuncts(&self.p.contract, rule.when, &mut parts);
+            for part in parts {
+                let text = ir::print::expr(&self.p.contract, part);
+                let value = match self.eval(part.0) {
+                    Ok(v) => self.show(self.p.contract.expr(part).ty, &v),
+                    Err(f) => format!("error: {}", f.into_error()),
+                };
+                conditions.push((text, value));
+            }
+        }
+        let mut lets = Vec::new();
+        let read = if fired.is_some() { lets_read(&self.p.contract, rule.when) } else { Vec::new() };
+        for l in read {
+            let value = match &self.scratch.lets[l as usize] {
+                Memo::Done(v) => self.show(self.p.contract.lets[l as usize].ty, v),
+                Memo::Failed(fault) => format!("error: {}", fault.error()),
+                Memo::Todo | Memo::Busy => "not computed".to_string(),
+            };
+            lets.push((self.p.contract.lets[l as usize].name.clone(), value));
+        }
+        RuleTrace { rule: id, applied, fired, conditions, lets }
+    }
+}
+
+/// The operands of top-level `&&` and `||` chains under `root`.
+fn conjuncts(c: &ir::Contract, root: ir::ExprId, out: &mut Vec<ir::ExprId>) {
+    if let ir::ExprKind::And { lhs, rhs } | ir::ExprKind::Or { lhs, rhs } = &c.expr(root).kind {
+        for side in [*lhs, *rhs] {
+            out.push(side);
+            conjuncts(c, side, out);
+        }
+    }
+}
+
+/// The lets an expression reads directly, in first-use order.
+fn lets_read(c: &ir::Contract, root: ir::ExprId) -> Vec<u32> {
+    let mut out = Vec::new();
+    let mut stack = vec![root];
+    while let Some(id) = stack.pop() {
+        let kind = &c.expr(id).kind;
+        if let ir::ExprKind::Let(l) = kind
+            && !out.contains(&l.0)
+        {
+            out.push(l.0);
+        }
+        let mut children = kind.children();
+        children.reverse();
+        stack.extend(children);
+    }
+    out
+}
