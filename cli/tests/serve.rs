@@ -1,13 +1,14 @@
 //! `rulec serve` as a process: it refuses to start without a token or with
 //! rules that do not compile; it answers what `rulec eval` prints, byte for
-//! byte; it logs one JSON line per request; and SIGTERM drains and exits 0.
+//! byte, for every example contract (both run as processes); it logs one
+//! JSON line per request; and SIGTERM drains and exits 0.
 
 mod support;
 
-use std::io::Read;
+use std::io::{Read, Write};
 use std::process::Command;
 
-use support::{post, root, rulec};
+use support::{post, post_reply, root, rulec};
 
 /// Runs `rulec` to the end: exit code and stderr.
 fn finished(args: &[&str]) -> (i32, String) {
@@ -71,6 +72,60 @@ fn the_server_answers_what_eval_prints_logs_each_request_and_drains_on_sigterm()
         assert!(!first[field].is_null(), "the log line has `{field}`: {first}");
     }
     assert!(log.contains("\"stopped\""), "{log}");
+}
+
+/// The example requests of each contract, each naming its contract (the
+/// files of a folder with one contract may leave it out).
+fn example_requests(contract: &str) -> Vec<String> {
+    std::fs::read_to_string(root().join(format!("examples/requests/{contract}.ndjson")))
+        .expect("the example requests")
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            if l.contains("\"contract\"") {
+                l.to_string()
+            } else {
+                l.replacen('{', &format!("{{\"contract\":\"{contract}\","), 1)
+            }
+        })
+        .collect()
+}
+
+/// `rulec eval`, the process, on the example requests of every example
+/// contract: each response body of `rulec serve` is byte for byte the
+/// line `rulec eval` prints for the same request (an error line with 400,
+/// a result with 200), at the first revision.
+#[test]
+fn results_are_the_bytes_rulec_eval_prints() {
+    let served = serve();
+    for contract in ["acme.payments.transfer", "shop.orders.check", "acme.access.documents"] {
+        let lines = example_requests(contract);
+        let mut eval = rulec()
+            .args(["eval", "examples/contracts/"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("rulec eval runs");
+        let mut stdin = eval.stdin.take().expect("stdin");
+        let input = lines.iter().map(|l| format!("{l}\n")).collect::<String>();
+        let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()).expect("requests sent"));
+        let output = eval.wait_with_output().expect("rulec eval finishes");
+        writer.join().expect("the requests were written");
+        let printed: Vec<&[u8]> = output.stdout.split(|b| *b == b'\n').filter(|l| !l.is_empty()).collect();
+        assert_eq!(printed.len(), lines.len(), "{contract}: one line per request from rulec eval");
+        for (line, want) in lines.iter().zip(printed) {
+            let reply = post_reply(&served.addr, line);
+            assert!(
+                reply.body == want,
+                "{contract}: {line}\n  served: {}\n  eval:   {}",
+                String::from_utf8_lossy(&reply.body),
+                String::from_utf8_lossy(want)
+            );
+            let status = if want.starts_with(b"{\"error\"") { 400 } else { 200 };
+            assert_eq!(reply.status, status, "{line}");
+            assert_eq!(reply.header("x-rulec-revision"), Some("1"), "{line}");
+        }
+    }
 }
 
 #[test]

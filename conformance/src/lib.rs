@@ -2,8 +2,10 @@
 //!
 //! A case is a folder under `cases/` holding `contract.yaml` (with
 //! hand-written `tests:`, the oracle) and `requests.ndjson`. For each
-//! engine the runner evaluates every request line and runs every contract
-//! test; `tests/conformance.rs` snapshots the results, requires every test
+//! engine the runner evaluates every request line (recording whether
+//! native code finished it, from the contract's native counts) and runs
+//! every contract test; `tests/conformance.rs` snapshots the results
+//! with who finished each request, requires every test
 //! to pass on every engine, and requires all engines to print the same
 //! bytes. `SUMMARY.md` counts cases and passes per engine.
 
@@ -12,6 +14,7 @@ pub mod differential;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use runtime::engine::NativeStatus;
 use runtime::{Contract, Engine, HostValue, Jit};
 use rust_decimal::Decimal;
 
@@ -56,19 +59,71 @@ pub fn engine(name: &str) -> Engine {
 /// What one engine did with one case.
 #[derive(Debug)]
 pub struct CaseRun {
-    /// `> request` and `< result` lines.
-    pub transcript: String,
+    /// Each request line with its result line and who finished it.
+    pub requests: Vec<RequestRun>,
     /// Contract tests: name and failures (empty when passed).
     pub tests: Vec<(String, Vec<String>)>,
-    /// How many request lines were evaluated.
-    pub requests: usize,
     /// How many evaluations native code finished (the rest fell back).
     pub native: u64,
+    /// Whether the engine had native code for the contract, and if it
+    /// failed to compile, why.
+    pub status: NativeStatus,
+}
+
+/// One request line, evaluated.
+#[derive(Debug)]
+pub struct RequestRun {
+    pub request: String,
+    pub result: String,
+    pub finished: Finished,
+}
+
+/// Who finished an evaluation, from the contract's native counts before
+/// and after it.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Finished {
+    /// Native code.
+    Native,
+    /// Native code handed it back, and the interpreter finished it.
+    Fallback,
+    /// The interpreter: the engine has no native code for the contract.
+    Interpreter,
+    /// Nothing was evaluated (the request was refused before, or native
+    /// code ran out of time).
+    NotEvaluated,
+}
+
+impl Finished {
+    pub fn name(self) -> &'static str {
+        match self {
+            Finished::Native => "native",
+            Finished::Fallback => "fallback",
+            Finished::Interpreter => "interpreter",
+            Finished::NotEvaluated => "not evaluated",
+        }
+    }
 }
 
 impl CaseRun {
     pub fn tests_passed(&self) -> usize {
         self.tests.iter().filter(|(_, failures)| failures.is_empty()).count()
+    }
+
+    /// `> request` and `< result` lines, the same for every engine.
+    pub fn transcript(&self) -> String {
+        self.requests.iter().map(|r| format!("> {}\n< {}\n", r.request, r.result)).collect()
+    }
+
+    /// How many requests each way finished, `native 3, fallback 1`.
+    pub fn finished_counts(&self) -> String {
+        let kinds = [Finished::Native, Finished::Fallback, Finished::Interpreter, Finished::NotEvaluated];
+        let counts: Vec<String> = kinds
+            .iter()
+            .map(|k| (k, self.requests.iter().filter(|r| r.finished == *k).count()))
+            .filter(|(_, n)| *n > 0)
+            .map(|(k, n)| format!("{} {n}", k.name()))
+            .collect();
+        counts.join(", ")
     }
 }
 
@@ -93,16 +148,32 @@ pub fn run(case: &Path, engine_name: &str) -> Result<CaseRun, String> {
     let engine = engine(engine_name);
     let contract = load(case, &engine)?;
     let requests = std::fs::read_to_string(case.join("requests.ndjson")).unwrap_or_default();
-    let mut transcript = String::new();
-    let mut count = 0;
+    let interpreted = contract.native_status() != NativeStatus::Native;
+    let mut runs = Vec::new();
     for line in requests.lines().filter(|l| !l.trim().is_empty()) {
-        count += 1;
         let mut out = Vec::new();
+        let before = contract.native_counts();
         contract.evaluate_json(line, &mut out);
-        transcript.push_str(&format!("> {line}\n< {}\n", String::from_utf8_lossy(&out)));
+        let after = contract.native_counts();
+        let finished = if after.0 > before.0 {
+            Finished::Native
+        } else if after.1 > before.1 {
+            Finished::Fallback
+        } else if interpreted {
+            Finished::Interpreter
+        } else {
+            Finished::NotEvaluated
+        };
+        let result = String::from_utf8_lossy(&out).into_owned();
+        runs.push(RequestRun { request: line.to_string(), result, finished });
     }
     let tests = runtime::contract_tests::run(&contract).into_iter().map(|t| (t.name, t.failures)).collect();
-    Ok(CaseRun { transcript, tests, requests: count, native: contract.native_counts().0 })
+    Ok(CaseRun {
+        requests: runs,
+        tests,
+        native: contract.native_counts().0,
+        status: contract.native_status(),
+    })
 }
 
 /// `SUMMARY.md`: cases, requests and test passes per engine.
@@ -114,7 +185,7 @@ pub fn summary(runs: &[(String, Vec<(String, CaseRun)>)]) -> String {
          | engine | cases | requests | contract tests passed | native |\n| --- | ---: | ---: | ---: | ---: |\n",
     );
     for (engine, cases) in runs {
-        let requests: usize = cases.iter().map(|(_, r)| r.requests).sum();
+        let requests: usize = cases.iter().map(|(_, r)| r.requests.len()).sum();
         let tests: usize = cases.iter().map(|(_, r)| r.tests.len()).sum();
         let passed: usize = cases.iter().map(|(_, r)| r.tests_passed()).sum();
         let native: u64 = cases.iter().map(|(_, r)| r.native).sum();

@@ -1,10 +1,15 @@
 //! Runs every conformance case on every engine: one snapshot per case, all
 //! contract tests passing, the same bytes from every engine, and a summary
-//! that is current.
+//! that is current. Under each result line the snapshot says, for each
+//! engine with native code, whether native code finished the request or
+//! fell back to the interpreter (`jit: native`, `jit: fallback`), and
+//! counts them per case: a case whose requests start falling back shows
+//! in review instead of comparing the interpreter with itself.
 
 use std::path::Path;
 
 use conformance::{CaseRun, ENGINES, cases, run, summary};
+use runtime::engine::NativeStatus;
 
 fn check(case: &Path) -> (String, Vec<(&'static str, CaseRun)>) {
     let mut runs = Vec::new();
@@ -15,14 +20,30 @@ fn check(case: &Path) -> (String, Vec<(&'static str, CaseRun)>) {
     let (_, reference) = &runs[0];
     for (engine, other) in &runs[1..] {
         assert_eq!(
-            other.transcript,
-            reference.transcript,
+            other.transcript(),
+            reference.transcript(),
             "{}: {engine} differs from {}",
             case.display(),
             ENGINES[0]
         );
     }
-    let mut shown = reference.transcript.clone();
+    // Each result, then who finished it on each engine but the reference
+    // (the interpreter, which has no native code).
+    let mut shown = String::new();
+    for (i, request) in reference.requests.iter().enumerate() {
+        shown.push_str(&format!("> {}\n< {}\n", request.request, request.result));
+        for (engine, r) in &runs[1..] {
+            shown.push_str(&format!("  {engine}: {}\n", r.requests[i].finished.name()));
+        }
+    }
+    for (engine, r) in &runs[1..] {
+        let status = match &r.status {
+            NativeStatus::Native => "native code".to_string(),
+            NativeStatus::Failed(why) => format!("no native code: {why}"),
+            other => format!("{other:?}"),
+        };
+        shown.push_str(&format!("[{engine}] {status}; requests: {}\n", r.finished_counts()));
+    }
     for (engine, r) in &runs {
         for (name, failures) in &r.tests {
             let status = if failures.is_empty() { "ok" } else { "FAILED" };

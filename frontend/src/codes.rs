@@ -1,8 +1,9 @@
 //! Every diagnostic code rulec emits, with its explanation.
 //!
 //! This list is the single source of `docs/errors.md`: a test regenerates
-//! the file and fails when it is stale, and every code has a fixture in
-//! `tests/fixtures/err/`.
+//! the file and fails when it is stale, and every code has a fixture
+//! named after it: `tests/fixtures/err/E0400_*.yaml` for an error,
+//! `tests/fixtures/warn/W0001_*.yaml` for a warning.
 
 /// A diagnostic code: an index into [`ALL`], two bytes so diagnostics
 /// stay small.
@@ -163,8 +164,10 @@ pub fn errors_markdown() -> String {
     let mut out = String::from(
         "# rulec diagnostic codes\n\n\
          Generated from `frontend/src/codes.rs` by `cargo test -p frontend` \
-         (`RULEC_BLESS=1` rewrites it). Every code has a fixture in \
-         `frontend/tests/fixtures/err/` whose snapshot shows the message.\n",
+         (`RULEC_BLESS=1` rewrites it). Every code has a fixture named after it, \
+         `frontend/tests/fixtures/err/<CODE>_*.yaml` for an error and \
+         `frontend/tests/fixtures/warn/<CODE>_*.yaml` for a warning, \
+         whose snapshot shows the message.\n",
     );
     for code in ALL {
         out.push_str(&format!("\n## {}: {}\n\n{}\n", code.id, code.title, code.explanation));

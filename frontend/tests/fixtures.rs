@@ -1,7 +1,11 @@
 //! Fixture tests: every contract in `fixtures/ok/` compiles, verifies and
 //! round-trips through a bundle file, and its IR text is snapshotted;
-//! every contract in `fixtures/err/` is refused, and its rendered
-//! diagnostics are snapshotted. Every diagnostic code has an err fixture.
+//! every contract in `fixtures/err/` is refused (no bundle, at least one
+//! error), every one in `fixtures/warn/` compiles with at least one
+//! warning; their rendered diagnostics are snapshotted, each located in
+//! the file. An err or warn fixture is named `<CODE>_<what>.yaml` after
+//! its first diagnostic's code. Every error code has an err fixture,
+//! every warning code a warn fixture.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -47,34 +51,75 @@ fn ok_fixtures_compile_and_round_trip() {
 fn err_fixtures_are_refused_with_located_diagnostics() {
     insta::glob!("fixtures/err/*.yaml", |path| {
         let (shown, compiled) = check(path);
-        assert!(
-            compiled.bundle.is_none() || !compiled.diagnostics.items.is_empty(),
-            "{} should report something",
-            path.display()
-        );
+        assert!(compiled.bundle.is_none(), "{} compiled:\n{shown}", path.display());
+        assert!(compiled.diagnostics.has_errors(), "{} reports no error:\n{shown}", path.display());
+        assert_located_and_named(path, &compiled.diagnostics);
         insta::assert_snapshot!(shown);
     });
+}
+
+#[test]
+fn warn_fixtures_compile_with_located_warnings() {
+    insta::glob!("fixtures/warn/*.yaml", |path| {
+        let (shown, compiled) = check(path);
+        assert!(compiled.bundle.is_some(), "{} did not compile:\n{shown}", path.display());
+        let diagnostics = &compiled.diagnostics;
+        assert!(!diagnostics.has_errors(), "{} reports an error:\n{shown}", path.display());
+        assert!(!diagnostics.items.is_empty(), "{} reports no warning", path.display());
+        assert_located_and_named(path, diagnostics);
+        insta::assert_snapshot!(diagnostics.render(false));
+    });
+}
+
+/// Every diagnostic points into the file (a primary label whose span lies
+/// within the text, on character boundaries), and the fixture's name
+/// starts with the code of its first diagnostic, `E0400_unknown_name.yaml`,
+/// so a fixture cannot drift from its name.
+fn assert_located_and_named(path: &Path, diagnostics: &frontend::Diagnostics) {
+    for d in &diagnostics.items {
+        assert!(!d.labels.is_empty(), "{}: {} has no label", path.display(), d.code.id());
+        for label in &d.labels {
+            assert_eq!(
+                diagnostics.file.clamp(label.span),
+                label.span,
+                "{}: a label of {} is outside the file",
+                path.display(),
+                d.code.id()
+            );
+        }
+    }
+    let name = path.file_name().unwrap().to_str().unwrap();
+    let (prefix, _) = name.split_once('_').unwrap_or_else(|| panic!("{name} has no `CODE_` prefix"));
+    assert_eq!(prefix, diagnostics.items[0].code.id(), "{name} is not named after its first code");
 }
 
 /// Codes that no fixture can produce: an internal error is a bug by
 /// definition, and a 64 MiB fixture is tested in `limits.rs` instead.
 const NOT_FROM_FIXTURES: [&str; 2] = ["E0900", "E0008"];
 
+/// Every error code is reported by a fixture of `err/`, every warning
+/// code by one of `warn/`.
 #[test]
-fn every_code_has_an_err_fixture() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/err");
-    let mut seen = BTreeSet::new();
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        let (_, compiled) = check(&path);
-        seen.extend(compiled.diagnostics.items.iter().map(|d| d.code.id()));
-    }
+fn every_code_has_a_fixture() {
+    let codes_in = |folder: &str| {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(folder);
+        let mut seen = BTreeSet::new();
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let (_, compiled) = check(&entry.unwrap().path());
+            seen.extend(compiled.diagnostics.items.iter().map(|d| d.code.id()));
+        }
+        seen
+    };
+    let (errors, warnings) = (codes_in("err"), codes_in("warn"));
     let missing: Vec<&str> = frontend::codes::ALL
         .iter()
         .map(|c| c.id)
-        .filter(|id| !seen.contains(id) && !NOT_FROM_FIXTURES.contains(id))
+        .filter(|id| {
+            let seen = if id.starts_with('W') { &warnings } else { &errors };
+            !seen.contains(id) && !NOT_FROM_FIXTURES.contains(id)
+        })
         .collect();
-    assert!(missing.is_empty(), "codes without an err fixture: {missing:?}");
+    assert!(missing.is_empty(), "codes without a fixture (errors in err/, warnings in warn/): {missing:?}");
 }
 
 #[test]

@@ -1,5 +1,7 @@
 //! The HTTP API over loopback: every status code, results byte-identical
-//! to `rulec eval`, NDJSON streaming, and hostile bodies.
+//! to what the interpreter writes in-process (`rulec eval` as a process is
+//! compared with `rulec serve` in `cli/tests/serve.rs`, where the binary
+//! is built), NDJSON streaming, and hostile bodies.
 
 mod common;
 
@@ -192,7 +194,7 @@ fn every_status_code() {
 }
 
 #[test]
-fn results_are_the_bytes_rulec_eval_prints() {
+fn results_are_the_bytes_the_interpreter_writes() {
     let server = TestServer::start(|_| {});
     for contract in ["acme.payments.transfer", "shop.orders.check", "acme.access.documents"] {
         for line in example_requests(contract) {

@@ -1,1 +1,1 @@
-check --format json frontend/tests/fixtures/err/unknown_name.yaml
+check --format json frontend/tests/fixtures/err/E0400_unknown_name.yaml

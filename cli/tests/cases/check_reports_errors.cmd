@@ -1,1 +1,1 @@
-check frontend/tests/fixtures/err/unknown_name.yaml
+check frontend/tests/fixtures/err/E0400_unknown_name.yaml

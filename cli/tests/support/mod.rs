@@ -68,6 +68,25 @@ pub fn serve(rules: &str) -> Served {
 
 /// POSTs `body` to `/evaluations`; returns the response body.
 pub fn post(addr: &str, body: &str) -> String {
+    String::from_utf8_lossy(&post_reply(addr, body).body).into_owned()
+}
+
+/// A response: its status, its head's header lines, its body's bytes.
+pub struct Reply {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+}
+
+impl Reply {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    }
+}
+
+/// POSTs `body` to `/evaluations` (`Connection: close`, so the body is
+/// what follows the head up to the end).
+pub fn post_reply(addr: &str, body: &str) -> Reply {
     let mut stream = TcpStream::connect(addr).expect("connected");
     stream.set_read_timeout(Some(Duration::from_secs(30))).expect("a timeout");
     let request = format!(
@@ -75,7 +94,14 @@ pub fn post(addr: &str, body: &str) -> String {
         body.len()
     );
     stream.write_all(request.as_bytes()).expect("sent");
-    let mut response = String::new();
-    stream.read_to_string(&mut response).expect("read");
-    response.split_once("\r\n\r\n").map(|(_, body)| body.to_string()).unwrap_or_default()
+    let mut response = Vec::new();
+    stream.read_to_end(&mut response).expect("read");
+    let split = response.windows(4).position(|w| w == b"\r\n\r\n").expect("a response head");
+    let head = String::from_utf8_lossy(&response[..split]).into_owned();
+    let mut lines = head.lines();
+    let status = lines.next().and_then(|l| l.split_whitespace().nth(1)).and_then(|s| s.parse().ok());
+    let headers = lines
+        .filter_map(|l| l.split_once(':').map(|(n, v)| (n.trim().to_string(), v.trim().to_string())))
+        .collect();
+    Reply { status: status.unwrap_or(0), headers, body: response[split + 4..].to_vec() }
 }

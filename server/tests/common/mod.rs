@@ -173,8 +173,9 @@ pub fn example_requests(contract: &str) -> Vec<String> {
         .collect()
 }
 
-/// What `rulec eval` prints for `line`, a request for `contract` (the same
-/// engine code, in-process).
+/// What the interpreter writes for `line`, a request for `contract`
+/// (`Contract::evaluate_json`, in-process; `cli/tests/serve.rs` checks
+/// the served bytes against the `rulec eval` process).
 pub fn expected(contract: &str, line: &str) -> Vec<u8> {
     let engine = runtime::Engine::builder().jit(runtime::Jit::Off).build();
     let path = root().join("examples/contracts").join(format!("{contract}.yaml"));
