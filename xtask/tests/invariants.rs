@@ -3,7 +3,9 @@
 //! - the dependency rules of ARCHITECTURE.md (`ir` and `runtime` never
 //!   depend on Cranelift; `frontend` knows nothing about execution; only
 //!   `frontend` renders diagnostics), read from `cargo metadata`;
-//! - every Rust file opens with a `//!` doc saying what it owns.
+//! - every Rust file opens with a `//!` doc saying what it owns;
+//! - the two engines are peers: `runtime::native` uses nothing of
+//!   `runtime::interp` (both call `runtime::semantics`).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -229,4 +231,17 @@ fn no_snapshot_outlives_its_case() {
         }
     }
     assert!(orphans.is_empty(), "snapshots whose case is gone (delete them): {orphans:?}");
+}
+
+#[test]
+fn native_code_uses_nothing_of_the_interpreter() {
+    let mut files = Vec::new();
+    rust_files(&workspace_root().join("runtime/src/native"), &mut files);
+    assert!(files.len() > 3, "found the native module's files");
+    let offending: Vec<String> = files
+        .iter()
+        .filter(|path| std::fs::read_to_string(path).unwrap_or_default().contains("interp::"))
+        .map(|p| p.strip_prefix(workspace_root()).unwrap().display().to_string())
+        .collect();
+    assert!(offending.is_empty(), "runtime::native files that use the interpreter: {offending:?}");
 }
