@@ -357,7 +357,10 @@ impl Gen {
                 self.expr(Ty::Dec)
             ),
             3 => format!("round({}, {})", self.expr(Ty::Dec), self.rng.below(4)),
-            4 => format!("round_half_even({}, {})", self.expr(Ty::Dec), self.rng.below(3)),
+            4 => {
+                let func = self.rng.pick(&["round_half_even", "round_half_down"]);
+                format!("{func}({}, {})", self.expr(Ty::Dec), self.rng.below(3))
+            }
             5 => format!("(rate[{}] ?? {})", self.expr(Ty::Str), self.expr(Ty::Dec)),
             6 => format!("max({}, {})", self.expr(Ty::Dec), self.expr(Ty::Dec)),
             7 => format!("({} + {})", self.expr(Ty::Dec), self.expr(Ty::Int)),

@@ -486,6 +486,8 @@ pub enum Builtin {
     /// Half away from zero.
     Round,
     RoundHalfEven,
+    /// `round_half_down(x, places)`: a midpoint goes toward zero.
+    RoundHalfDown,
     Floor,
     Ceil,
     ToInt,
@@ -510,12 +512,13 @@ pub enum Builtin {
 }
 
 impl Builtin {
-    pub const ALL: [Builtin; 26] = [
+    pub const ALL: [Builtin; 27] = [
         Builtin::Abs,
         Builtin::Min,
         Builtin::Max,
         Builtin::Round,
         Builtin::RoundHalfEven,
+        Builtin::RoundHalfDown,
         Builtin::Floor,
         Builtin::Ceil,
         Builtin::ToInt,
@@ -547,6 +550,7 @@ impl Builtin {
             Builtin::Max => "max",
             Builtin::Round => "round",
             Builtin::RoundHalfEven => "round_half_even",
+            Builtin::RoundHalfDown => "round_half_down",
             Builtin::Floor => "floor",
             Builtin::Ceil => "ceil",
             Builtin::ToInt => "int",
@@ -584,6 +588,7 @@ impl Builtin {
             Builtin::Max => "max(a, b, ...): values of one ordered type",
             Builtin::Round => "round(x, places): decimal or float, int places",
             Builtin::RoundHalfEven => "round_half_even(x, places): decimal or float, int places",
+            Builtin::RoundHalfDown => "round_half_down(x, places): decimal or float, int places",
             Builtin::Floor => "floor(x): decimal or float",
             Builtin::Ceil => "ceil(x): decimal or float",
             Builtin::ToInt => "int(x): int, decimal, float or string",
@@ -615,6 +620,7 @@ impl Builtin {
             Builtin::Min | Builtin::Max => (2, None),
             Builtin::Round
             | Builtin::RoundHalfEven
+            | Builtin::RoundHalfDown
             | Builtin::StartsWith
             | Builtin::EndsWith
             | Builtin::Contains
@@ -657,7 +663,7 @@ impl Builtin {
                     wrong()
                 }
             }
-            Builtin::Round | Builtin::RoundHalfEven => match (args[0], args[1]) {
+            Builtin::Round | Builtin::RoundHalfEven | Builtin::RoundHalfDown => match (args[0], args[1]) {
                 (T::DECIMAL, T::INT) => Ok(T::DECIMAL),
                 (T::FLOAT, T::INT) => Ok(T::FLOAT),
                 _ => wrong(),

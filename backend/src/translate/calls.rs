@@ -2,6 +2,7 @@
 //! helpers.
 
 use runtime::budget::STRING_SHIFT;
+use runtime::semantics::decimal::Midpoint;
 
 use super::*;
 
@@ -13,14 +14,14 @@ impl Translator<'_, '_> {
                 let now = self.ctx_field(NativeCtx::NOW);
                 self.word(now)
             }
-            Builtin::Round | Builtin::RoundHalfEven if ty == T::DECIMAL => {
+            Builtin::Round | Builtin::RoundHalfEven | Builtin::RoundHalfDown if ty == T::DECIMAL => {
                 let (x, places) = (self.expr(arg_ids[0]), self.expr(arg_ids[1]));
-                let half_even = func == Builtin::RoundHalfEven;
+                let midpoint = Midpoint::of(func).unwrap_or(Midpoint::AwayFromZero);
                 match self.constant_int(arg_ids[1]) {
-                    Some(p) if (0..=28).contains(&p) => self.decimal_round(x, p, half_even),
+                    Some(p) if (0..=28).contains(&p) => self.decimal_round(x, p, midpoint),
                     _ => {
-                        let even = self.iconst(i64::from(half_even));
-                        self.helper_with_result(Helper::DecRound, vec![x.a, x.b, places.a, even])
+                        let midpoint = self.iconst(midpoint as i64);
+                        self.helper_with_result(Helper::DecRound, vec![x.a, x.b, places.a, midpoint])
                     }
                 }
             }

@@ -14,6 +14,8 @@
 //! apart while translating ([`super::fold`]): a comparison with a literal
 //! costs a few instructions, and one with zero needs no slow path at all.
 
+use runtime::semantics::decimal::Midpoint;
+
 use super::*;
 
 /// Bits of word `b` that hold the mantissa's top 32 bits.
@@ -147,13 +149,13 @@ impl Translator<'_, '_> {
         self.b.block_params(done).to_vec()
     }
 
-    /// `round(v, places)` (half away from zero, or half to even) for a
+    /// `round(v, places)` (a midpoint as `midpoint` says) for a
     /// constant `places` in `0..=28`: `runtime::semantics::decimal::round`'s fast
     /// path. A finer scale divides by `10^(scale - places)` and rounds on
     /// the remainder; a coarser one multiplies up to `places`. A negative
     /// value that rounds to zero (whose sign rust_decimal decides) and
     /// everything outside the fast path call the helper.
-    pub(super) fn decimal_round(&mut self, v: NVal, places: i64, half_even: bool) -> NVal {
+    pub(super) fn decimal_round(&mut self, v: NVal, places: i64, midpoint: Midpoint) -> NVal {
         let x = self.small(v);
         let difference = self.b.ins().iadd_imm_s(x.scale, -places);
         let (fits, coarser, done) = (self.b.create_block(), self.b.create_block(), self.b.create_block());
@@ -180,11 +182,13 @@ impl Translator<'_, '_> {
         let twice = self.b.ins().ishl_imm_s(magnitude, 1);
         let above = self.b.ins().icmp(IntCC::SignedGreaterThan, twice, factor);
         let half = self.b.ins().icmp(IntCC::Equal, twice, factor);
-        let tie_goes_up = if half_even {
-            let odd = self.b.ins().band_imm_s(q, 1);
-            self.b.ins().icmp_imm_s(IntCC::NotEqual, odd, 0)
-        } else {
-            self.b.ins().iconst(types::I8, 1)
+        let tie_goes_up = match midpoint {
+            Midpoint::ToEven => {
+                let odd = self.b.ins().band_imm_s(q, 1);
+                self.b.ins().icmp_imm_s(IntCC::NotEqual, odd, 0)
+            }
+            Midpoint::AwayFromZero => self.b.ins().iconst(types::I8, 1),
+            Midpoint::TowardZero => self.b.ins().iconst(types::I8, 0),
         };
         let tie_up = self.b.ins().band(half, tie_goes_up);
         let up = self.b.ins().bor(above, tie_up);
@@ -218,8 +222,8 @@ impl Translator<'_, '_> {
         self.b.ins().jump(done, &args(&[a, b]));
 
         self.b.switch_to_block(slow_block);
-        let even = self.iconst(i64::from(half_even));
-        let v = self.helper_with_result(Helper::DecRound, vec![v.a, v.b, places_word, even]);
+        let midpoint = self.iconst(midpoint as i64);
+        let v = self.helper_with_result(Helper::DecRound, vec![v.a, v.b, places_word, midpoint]);
         self.b.ins().jump(done, &args(&[v.a, v.b]));
         self.b.switch_to_block(done);
         let params = self.b.block_params(done).to_vec();

@@ -219,7 +219,7 @@ impl Checker<'_> {
                 let spans: Vec<Span> = args.iter().map(|a| a.span).collect();
                 ids = self.unify(&ids, &spans, &format!("`{}`", func.name()))?.1;
             }
-            Builtin::Round | Builtin::RoundHalfEven => {
+            Builtin::Round | Builtin::RoundHalfEven | Builtin::RoundHalfDown => {
                 if self.ty(ids[0]) == T::INT {
                     ids[0] = self.coerce(ids[0], T::DECIMAL)?;
                 }

@@ -10,6 +10,7 @@ use super::{Frame, Memo};
 use crate::data::RecordRef;
 use crate::error::Fault;
 use crate::program::{CmpKind, Node, NodeId, ReadKind};
+use crate::semantics::decimal::Midpoint;
 use crate::semantics::ops;
 use crate::semantics::truthy;
 use crate::value::Value;
@@ -100,11 +101,12 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
                 }
                 return Ok(best);
             }
-            Node::Call { func: func @ (Builtin::Round | Builtin::RoundHalfEven), args, .. }
-                if args.len() == 2 =>
+            Node::Call { func, args, .. }
+                if args.len() == 2
+                    && let Some(midpoint) = Midpoint::of(*func) =>
             {
                 let (x, places) = (self.eval_dec(args[0])?, self.eval_int(args[1])?);
-                ops::dec_round(x, places, *func == Builtin::RoundHalfEven)
+                ops::dec_round(x, places, midpoint)
             }
             _ => {
                 return match self.eval_node(id)? {

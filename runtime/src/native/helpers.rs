@@ -13,6 +13,7 @@ use rust_decimal::Decimal;
 use crate::data::{Slot, pack_decimal, unpack_decimal};
 use crate::host::{HostFn, HostValue, call_host};
 use crate::program::Program;
+use crate::semantics::decimal::Midpoint;
 use crate::semantics::{self, ops};
 use crate::value::Value;
 
@@ -181,9 +182,10 @@ unsafe extern "C" fn h_dec_cmp(a0: u64, a1: u64, b0: u64, b1: u64) -> i64 {
     guarded(0, || crate::semantics::decimal::cmp(unpack_decimal(a0, a1), unpack_decimal(b0, b1)) as i64)
 }
 
-unsafe extern "C" fn h_dec_round(a0: u64, a1: u64, places: i64, half_even: u64, out: *mut u64) -> u32 {
+unsafe extern "C" fn h_dec_round(a0: u64, a1: u64, places: i64, midpoint: u64, out: *mut u64) -> u32 {
     guarded(FALLBACK, || {
-        let result = ops::dec_round(unpack_decimal(a0, a1), places, half_even != 0);
+        let Some(midpoint) = Midpoint::from_word(midpoint) else { return FALLBACK };
+        let result = ops::dec_round(unpack_decimal(a0, a1), places, midpoint);
         // SAFETY: generated code passes two writable words.
         unsafe { put_decimal(out, result) }
     })

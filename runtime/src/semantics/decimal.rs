@@ -117,9 +117,40 @@ pub fn cmp(a: Decimal, b: Decimal) -> Ordering {
     a.cmp(&b)
 }
 
-/// Rounds to `places` half away from zero (or half to even) and gives
-/// exactly that scale.
-pub fn round(a: Decimal, places: u32, half_even: bool) -> Decimal {
+/// Where a value exactly halfway between two roundings goes.
+#[repr(u64)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Midpoint {
+    /// `round`: away from zero (2.5 to 3, -2.5 to -3).
+    AwayFromZero = 0,
+    /// `round_half_even`: to the even neighbour (2.5 to 2, 3.5 to 4).
+    ToEven = 1,
+    /// `round_half_down`: toward zero (2.5 to 2, -2.5 to -2).
+    TowardZero = 2,
+}
+
+impl Midpoint {
+    /// The rounding of a built-in, if it rounds.
+    pub fn of(func: ir::Builtin) -> Option<Midpoint> {
+        match func {
+            ir::Builtin::Round => Some(Midpoint::AwayFromZero),
+            ir::Builtin::RoundHalfEven => Some(Midpoint::ToEven),
+            ir::Builtin::RoundHalfDown => Some(Midpoint::TowardZero),
+            _ => None,
+        }
+    }
+
+    /// The midpoint a helper received as a word (`self as u64`).
+    pub fn from_word(word: u64) -> Option<Midpoint> {
+        [Midpoint::AwayFromZero, Midpoint::ToEven, Midpoint::TowardZero]
+            .into_iter()
+            .find(|m| *m as u64 == word)
+    }
+}
+
+/// Rounds to `places`, a midpoint as `midpoint` says, and gives exactly
+/// that scale.
+pub fn round(a: Decimal, places: u32, midpoint: Midpoint) -> Decimal {
     if let Some((m, scale)) = small(a) {
         if scale <= places {
             if let Some(m) = rescale_up(m, scale, places) {
@@ -131,7 +162,11 @@ pub fn round(a: Decimal, places: u32, half_even: bool) -> Decimal {
             let up = match twice.cmp(&factor.unsigned_abs()) {
                 Ordering::Greater => true,
                 Ordering::Less => false,
-                Ordering::Equal => !half_even || q % 2 != 0,
+                Ordering::Equal => match midpoint {
+                    Midpoint::AwayFromZero => true,
+                    Midpoint::ToEven => q % 2 != 0,
+                    Midpoint::TowardZero => false,
+                },
             };
             let q = if up { q + m.signum() } else { q };
             if q != 0 || m >= 0 {
@@ -139,15 +174,15 @@ pub fn round(a: Decimal, places: u32, half_even: bool) -> Decimal {
             }
         }
     }
-    slow_round(a, places, half_even)
+    slow_round(a, places, midpoint)
 }
 
-fn slow_round(a: Decimal, places: u32, half_even: bool) -> Decimal {
+fn slow_round(a: Decimal, places: u32, midpoint: Midpoint) -> Decimal {
     use rust_decimal::RoundingStrategy;
-    let strategy = if half_even {
-        RoundingStrategy::MidpointNearestEven
-    } else {
-        RoundingStrategy::MidpointAwayFromZero
+    let strategy = match midpoint {
+        Midpoint::AwayFromZero => RoundingStrategy::MidpointAwayFromZero,
+        Midpoint::ToEven => RoundingStrategy::MidpointNearestEven,
+        Midpoint::TowardZero => RoundingStrategy::MidpointTowardZero,
     };
     let mut rounded = a.round_dp_with_strategy(places, strategy);
     if rounded.scale() < places {
@@ -235,12 +270,13 @@ mod tests {
         #![proptest_config(ProptestConfig::with_cases(20_000))]
 
         #[test]
-        fn fast_paths_equal_rust_decimal(a in decimal(), b in decimal(), places in 0u32..=28, even in any::<bool>()) {
+        fn fast_paths_equal_rust_decimal(a in decimal(), b in decimal(), places in 0u32..=28, midpoint in 0u64..3) {
+            let midpoint = Midpoint::from_word(midpoint).unwrap();
             prop_assert!(same(add(a, b), a.checked_add(b)), "{a} + {b}");
             prop_assert!(same(sub(a, b), a.checked_sub(b)), "{a} - {b}");
             prop_assert!(same(mul(a, b), a.checked_mul(b)), "{a} * {b}");
             prop_assert_eq!(cmp(a, b), a.cmp(&b), "{} cmp {}", a, b);
-            prop_assert!(same(Some(round(a, places, even)), Some(slow_round(a, places, even))), "round({a}, {places})");
+            prop_assert!(same(Some(round(a, places, midpoint)), Some(slow_round(a, places, midpoint))), "round({a}, {places}, {midpoint:?})");
             let mut shown = String::new();
             write(a, &mut shown);
             let expected = if a.is_zero() { a.abs().to_string() } else { a.to_string() };

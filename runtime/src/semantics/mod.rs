@@ -31,6 +31,7 @@ use crate::error::EvalError;
 use crate::host::HostValue;
 use crate::result::Owned;
 use crate::value::{Schema, Value, list_element, read, render};
+use decimal::Midpoint;
 
 /// Whether a value is `true` (absent and every non-bool are not).
 pub fn truthy(value: &Value<'_>) -> bool {
@@ -214,11 +215,11 @@ pub fn call<'a>(
         (Builtin::Abs, Value::Decimal(d)) => Value::Decimal(d.abs()),
         (Builtin::Abs, Value::Float(f)) => Value::Float(f.abs()),
         (Builtin::Abs, Value::Duration(d)) => Value::Duration(ops::duration_abs(*d)?),
-        (Builtin::Round | Builtin::RoundHalfEven, Value::Decimal(d)) => {
-            Value::Decimal(ops::dec_round(*d, int(&b), func == Builtin::RoundHalfEven)?)
+        (Builtin::Round | Builtin::RoundHalfEven | Builtin::RoundHalfDown, Value::Decimal(d)) => {
+            Value::Decimal(ops::dec_round(*d, int(&b), rounding(func))?)
         }
-        (Builtin::Round | Builtin::RoundHalfEven, Value::Float(f)) => {
-            Value::Float(ops::float_round(*f, int(&b), func == Builtin::RoundHalfEven)?)
+        (Builtin::Round | Builtin::RoundHalfEven | Builtin::RoundHalfDown, Value::Float(f)) => {
+            Value::Float(ops::float_round(*f, int(&b), rounding(func))?)
         }
         (Builtin::Floor, Value::Decimal(d)) => Value::Decimal(d.floor()),
         (Builtin::Ceil, Value::Decimal(d)) => Value::Decimal(d.ceil()),
@@ -257,6 +258,11 @@ pub fn call<'a>(
             )));
         }
     })
+}
+
+/// The midpoint rule of a rounding built-in.
+fn rounding(func: Builtin) -> Midpoint {
+    Midpoint::of(func).unwrap_or(Midpoint::AwayFromZero)
 }
 
 /// The elements of a `list<float>`.

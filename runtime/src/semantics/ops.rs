@@ -10,7 +10,7 @@ use std::cmp::Ordering;
 
 use rust_decimal::Decimal;
 
-use super::decimal;
+use super::decimal::{self, Midpoint};
 
 use crate::error::{EvalError, EvalResult};
 
@@ -89,8 +89,8 @@ pub fn dec_neg(a: Decimal) -> Decimal {
 
 /// Rounds to `places` (0 to 28) and gives exactly that scale: `round(5, 2)`
 /// is `5.00`, as money is shown.
-pub fn dec_round(a: Decimal, places: i64, half_even: bool) -> EvalResult<Decimal> {
-    Ok(decimal::round(a, round_places(places)?, half_even))
+pub fn dec_round(a: Decimal, places: i64, midpoint: Midpoint) -> EvalResult<Decimal> {
+    Ok(decimal::round(a, round_places(places)?, midpoint))
 }
 
 fn round_places(places: i64) -> EvalResult<u32> {
@@ -134,11 +134,16 @@ pub fn float_rem(a: f64, b: f64) -> EvalResult<f64> {
 
 /// Rounds a float to `places` decimal places, half away from zero (or
 /// half to even).
-pub fn float_round(a: f64, places: i64, half_even: bool) -> EvalResult<f64> {
+pub fn float_round(a: f64, places: i64, midpoint: Midpoint) -> EvalResult<f64> {
     let places = round_places(places)?;
     let factor = 10f64.powi(places as i32);
     let scaled = a * factor;
-    let rounded = if half_even { scaled.round_ties_even() } else { scaled.round() };
+    let rounded = match midpoint {
+        Midpoint::AwayFromZero => scaled.round(),
+        Midpoint::ToEven => scaled.round_ties_even(),
+        Midpoint::TowardZero if (scaled - scaled.trunc()).abs() == 0.5 => scaled.trunc(),
+        Midpoint::TowardZero => scaled.round(),
+    };
     finite(rounded / factor, "rounded float")
 }
 
@@ -308,13 +313,19 @@ mod tests {
         assert_eq!(dec_add(d("1.50"), d("1")).unwrap().to_string(), "2.50");
         assert_eq!(dec_mul(d("1.50"), d("2.0")).unwrap().to_string(), "3.000");
         assert_eq!(dec_div(d("1"), d("3")).unwrap().to_string(), "0.3333333333333333333333333333");
-        assert_eq!(dec_round(d("5"), 2, false).unwrap().to_string(), "5.00");
-        assert_eq!(dec_round(d("2.345"), 2, false).unwrap().to_string(), "2.35");
-        assert_eq!(dec_round(d("2.345"), 2, true).unwrap().to_string(), "2.34");
-        assert_eq!(dec_round(d("-2.5"), 0, false).unwrap().to_string(), "-3");
+        assert_eq!(dec_round(d("5"), 2, Midpoint::AwayFromZero).unwrap().to_string(), "5.00");
+        assert_eq!(dec_round(d("2.345"), 2, Midpoint::AwayFromZero).unwrap().to_string(), "2.35");
+        assert_eq!(dec_round(d("2.345"), 2, Midpoint::ToEven).unwrap().to_string(), "2.34");
+        assert_eq!(dec_round(d("-2.5"), 0, Midpoint::AwayFromZero).unwrap().to_string(), "-3");
+        assert_eq!(dec_round(d("2.345"), 2, Midpoint::TowardZero).unwrap().to_string(), "2.34");
+        assert_eq!(dec_round(d("-2.345"), 2, Midpoint::TowardZero).unwrap().to_string(), "-2.34");
+        assert_eq!(dec_round(d("2.3451"), 2, Midpoint::TowardZero).unwrap().to_string(), "2.35");
         assert_eq!(dec_div(d("1"), d("0")), Err(EvalError::DivisionByZero));
         assert_eq!(dec_mul(Decimal::MAX, d("2")), Err(EvalError::Overflow("decimal")));
-        assert!(dec_round(d("1"), 29, false).is_err() && dec_round(d("1"), -1, false).is_err());
+        assert!(
+            dec_round(d("1"), 29, Midpoint::AwayFromZero).is_err()
+                && dec_round(d("1"), -1, Midpoint::AwayFromZero).is_err()
+        );
     }
 
     #[test]
@@ -325,8 +336,11 @@ mod tests {
         assert_eq!(int_add(i64::MAX, 1), Err(EvalError::Overflow("int")));
         assert_eq!(float_div(1.0, 0.0), Err(EvalError::DivisionByZero));
         assert!(float_mul(1e300, 1e300).is_err());
-        assert_eq!(float_round(2.5, 0, false), Ok(3.0));
-        assert_eq!(float_round(2.5, 0, true), Ok(2.0));
+        assert_eq!(float_round(2.5, 0, Midpoint::AwayFromZero), Ok(3.0));
+        assert_eq!(float_round(2.5, 0, Midpoint::ToEven), Ok(2.0));
+        assert_eq!(float_round(2.5, 0, Midpoint::TowardZero), Ok(2.0));
+        assert_eq!(float_round(-2.5, 0, Midpoint::TowardZero), Ok(-2.0));
+        assert_eq!(float_round(2.51, 0, Midpoint::TowardZero), Ok(3.0));
         assert_eq!(int_from_float(-2.9), Ok(-2));
         assert!(int_from_float(1e30).is_err());
         assert_eq!(decimal_from_float(0.1).unwrap().to_string(), "0.1");
