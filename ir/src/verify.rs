@@ -382,6 +382,11 @@ impl<'a> Verifier<'a> {
             }
             facts.push(node_facts);
         }
+        for (local, bound) in binder.iter().enumerate() {
+            if bound.is_none() {
+                self.error(format!("locals[{local}]"), "is bound by no lambda");
+            }
+        }
         if self.errors.len() > before {
             return false;
         }
