@@ -289,7 +289,7 @@ impl Gen {
     }
 
     fn bool_node(&mut self) -> String {
-        match self.rng.below(22) {
+        match self.rng.below(23) {
             0 => format!("({} && {})", self.expr(Ty::Bool), self.expr(Ty::Bool)),
             1 => format!("({} || {})", self.expr(Ty::Bool), self.expr(Ty::Bool)),
             2 => format!("!{}", self.expr(Ty::Bool)),
@@ -316,6 +316,12 @@ impl Gen {
             18 => format!("({} not in names)", self.expr(Ty::Str)),
             19 => format!("({} in bonus)", self.expr(Ty::Int)),
             20 => "any(ss, x => matches(x, \"^(a|Z)\\\\w*$\"))".to_string(),
+            21 => format!(
+                "(xs {} [{}, {}])",
+                self.rng.pick(&["==", "!="]),
+                self.expr(Ty::Int),
+                self.expr(Ty::Int)
+            ),
             _ => format!("({} in [1, 2, {}])", self.expr(Ty::Int), self.expr(Ty::Int)),
         }
     }

@@ -128,6 +128,17 @@ impl Translator<'_, '_> {
                     self.b.ins().icmp_imm_s(int_cc, ordering, 0)
                 }
             }
+            _ if matches!(op, CmpOp::Eq | CmpOp::Ne)
+                && (types.list_element(ty).is_some() || runtime::native::is_record(self.program, ty)) =>
+            {
+                let program = self.ctx_field(NativeCtx::PROGRAM);
+                let ty_word = self.iconst(i64::from(ty.0));
+                let equal = self.helper(Helper::StructuralEq, &[program, ty_word, l.a, l.b, r.a, r.b], W);
+                let decided = self.b.ins().icmp_imm_s(IntCC::NotEqual, equal, EQ_FAILED as i64);
+                self.check(decided);
+                let cc = if op == CmpOp::Eq { IntCC::NotEqual } else { IntCC::Equal };
+                self.b.ins().icmp_imm_s(cc, equal, 0)
+            }
             _ => {
                 self.unsupported();
                 self.b.ins().iconst(types::I8, 0)

@@ -7,7 +7,7 @@
 use std::mem::offset_of;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use ir::{Builtin, ExprId, ExprKind};
+use ir::{Builtin, ExprId, ExprKind, TypeId};
 use rust_decimal::Decimal;
 
 use crate::data::{Slot, pack_decimal, unpack_decimal};
@@ -37,6 +37,7 @@ pub struct Helpers {
     pub table_row_int: unsafe extern "C" fn(*const Program, u64, i64) -> i64,
     pub regex_match: unsafe extern "C" fn(*const Program, u64, *const u8, u64) -> u64,
     pub str_op: unsafe extern "C" fn(u64, *const u8, u64, *const u8, u64) -> i64,
+    pub structural_eq: unsafe extern "C" fn(*const Program, u64, u64, u64, u64, u64) -> u64,
     pub apply: unsafe extern "C" fn(*mut NativeCtx, u64, u64, u64, u64, u64, *mut u64) -> u32,
     pub alloc_slots: unsafe extern "C" fn(*mut NativeCtx, u64) -> *mut Slot,
     pub host: unsafe extern "C" fn(*mut NativeCtx, u64, *const u64, *mut u64) -> u32,
@@ -60,6 +61,7 @@ pub enum Helper {
     TableRowInt,
     RegexMatch,
     StrOp,
+    StructuralEq,
     Apply,
     AllocSlots,
     Host,
@@ -82,6 +84,7 @@ impl Helper {
             Helper::TableRowInt => offset_of!(Helpers, table_row_int),
             Helper::RegexMatch => offset_of!(Helpers, regex_match),
             Helper::StrOp => offset_of!(Helpers, str_op),
+            Helper::StructuralEq => offset_of!(Helpers, structural_eq),
             Helper::Apply => offset_of!(Helpers, apply),
             Helper::AllocSlots => offset_of!(Helpers, alloc_slots),
             Helper::Host => offset_of!(Helpers, host),
@@ -129,6 +132,7 @@ pub static HELPERS: Helpers = Helpers {
     table_row_int: h_table_row_int,
     regex_match: h_regex_match,
     str_op: h_str_op,
+    structural_eq: h_structural_eq,
     apply: h_apply,
     alloc_slots: h_alloc_slots,
     host: h_host,
@@ -233,6 +237,32 @@ unsafe extern "C" fn h_str_op(op: u64, p1: *const u8, l1: u64, p2: *const u8, l2
             Some(StrOp::LenChars) => ops::str_len(a),
             None => 0,
         }
+    })
+}
+
+/// What [`Helpers::structural_eq`] answers when it cannot decide.
+pub const EQ_FAILED: u64 = 2;
+
+/// Whether two values of type `ty` (lists or records, each in its two
+/// words) are equal, as [`semantics::structural_eq`] decides: 1 or 0, or
+/// [`EQ_FAILED`] (the code falls back).
+unsafe extern "C" fn h_structural_eq(
+    program: *const Program,
+    ty: u64,
+    a0: u64,
+    a1: u64,
+    b0: u64,
+    b1: u64,
+) -> u64 {
+    guarded(EQ_FAILED, || {
+        // SAFETY: generated code passes the context's program.
+        let program = unsafe { &*program };
+        let ty = TypeId(ty as u32);
+        if program.contract.types.get(ty).is_none() {
+            return EQ_FAILED;
+        }
+        let (l, r) = (word_value(program, ty, a0, a1), word_value(program, ty, b0, b1));
+        u64::from(semantics::structural_eq(&program.schema(), ty, &l, &r))
     })
 }
 

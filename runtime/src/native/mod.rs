@@ -41,7 +41,7 @@ use crate::host::HostFn;
 use crate::program::Program;
 
 pub use finish::finish;
-pub use helpers::{HELPERS, Helper, Helpers, StrOp};
+pub use helpers::{EQ_FAILED, HELPERS, Helper, Helpers, StrOp};
 pub use run::{Arena, RecordRun, run, run_records};
 pub use words::{decimal_words, is_record, scalar_tag};
 
