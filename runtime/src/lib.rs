@@ -10,12 +10,16 @@
 //! - [`ops`]: the semantics of every operator and built-in, shared with
 //!   the JIT so the two engines cannot drift;
 //! - [`result`]: the result and its JSON form;
-//! - [`engine`]: the embedding API (`Engine`, `Contract`).
+//! - [`engine`]: the embedding API (`Engine`, `Contract`);
+//! - [`contract_set`]: the set of contracts every front end serves
+//!   (routing by name, the request line to result line path, the folder
+//!   walker and loader).
 //!
 //! This crate depends on `ir` only: never on the compiler front end or on
 //! Cranelift.
 
 pub mod budget;
+pub mod contract_set;
 pub mod contract_tests;
 pub mod data;
 pub mod decimal;
@@ -33,6 +37,7 @@ pub mod request;
 pub mod result;
 pub mod value;
 
+pub use contract_set::ContractSet;
 pub use engine::{Contract, Engine, EngineBuilder, EvaluateError, Jit, LoadError, Request};
 pub use error::EvalError;
 pub use host::{HostFn, HostType, HostValue, Signature};
