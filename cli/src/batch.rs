@@ -5,8 +5,8 @@
 use std::path::PathBuf;
 
 use batch::result_parts;
+use runtime::ContractSet;
 
-use crate::targets::Loaded;
 use crate::{Failure, Outcome};
 
 /// How batch input records are encoded (`--input-format`).
@@ -50,11 +50,12 @@ pub struct Settings {
     pub threads: Option<usize>,
 }
 
-pub fn run(loaded: &Loaded, settings: &Settings) -> Outcome {
-    let [contract] = loaded.contracts.as_slice() else {
+pub fn run(set: &ContractSet, settings: &Settings) -> Outcome {
+    let [contract] = set.contracts() else {
         return Err(Failure::Usage(format!(
-            "batch mode evaluates one contract; the target holds {}",
-            loaded.contracts.len()
+            "batch mode evaluates one contract; the target holds {} ({})",
+            set.len(),
+            set.names().collect::<Vec<_>>().join(", ")
         )));
     };
     let input_format = match settings.input_format {

@@ -2,30 +2,26 @@
 
 use std::fmt::Write as _;
 
-use runtime::Envelope;
+use runtime::ContractSet;
 use runtime::result::RuleTrace;
 
-use crate::targets::Loaded;
+use crate::commands::eval::{Lines, is_blank};
 use crate::{Failure, Outcome};
 
-pub fn run(loaded: &Loaded, lines: Box<dyn Iterator<Item = std::io::Result<String>>>) -> Outcome {
+pub fn run(set: &ContractSet, lines: Lines) -> Outcome {
     let mut all_valid = true;
     let mut number = 0;
     for line in lines {
         let line = line.map_err(|e| Failure::Usage(format!("cannot read requests: {e}")))?;
-        if line.trim().is_empty() {
+        if is_blank(&line) {
             continue;
         }
         number += 1;
-        let outcome = Envelope::parse(&line).and_then(|envelope| {
-            let contract = loaded.route(&envelope)?;
-            Ok((contract, contract.request_from(&envelope)?))
-        });
-        let (contract, request) = match outcome {
+        let (contract, request) = match set.request(&line) {
             Ok(found) => found,
-            Err(invalid) => {
+            Err(refused) => {
                 all_valid = false;
-                println!("request {number}: invalid\n  {invalid}\n");
+                println!("request {number}: invalid\n  {refused}\n");
                 continue;
             }
         };

@@ -1,64 +1,23 @@
-//! Command-line inputs: paths expanded to contract and bundle files, and
-//! files read with errors that name them.
+//! Command-line inputs: the contract files of the paths given (through
+//! the runtime's one folder walker), and files read with errors that name
+//! them.
 
 use std::path::{Path, PathBuf};
 
+use runtime::contract_set::walk::{self, FileKind};
+
 use crate::Failure;
 
-/// What a file is, by its name.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum FileKind {
-    Contract,
-    Bundle,
+/// The contract files (`.yaml`, `.yml`) under `paths`, folders walked as
+/// every command walks them (`runtime::contract_set::walk`).
+pub fn contract_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Failure> {
+    let found = walk::find(paths, &[FileKind::Contract]).map_err(Failure::Usage)?;
+    Ok(found.into_iter().map(|file| file.path).collect())
 }
 
-pub fn kind_of(path: &Path) -> Option<FileKind> {
-    let name = path.file_name()?.to_str()?;
-    if name.ends_with(".bundle.json") {
-        Some(FileKind::Bundle)
-    } else if name.ends_with(".yaml") || name.ends_with(".yml") {
-        Some(FileKind::Contract)
-    } else {
-        None
-    }
-}
-
-/// Expands files and folders (recursively, sorted) to the files of the
-/// accepted kinds. A file named directly is taken whatever its name.
-pub fn expand(paths: &[PathBuf], accept: &[FileKind]) -> Result<Vec<PathBuf>, Failure> {
-    let mut out = Vec::new();
-    for path in paths {
-        let meta = std::fs::metadata(path)
-            .map_err(|e| Failure::Usage(format!("cannot read {}: {e}", path.display())))?;
-        if meta.is_dir() {
-            let before = out.len();
-            walk(path, accept, &mut out)?;
-            if out.len() == before {
-                return Err(Failure::Usage(format!("{} holds no contract files", path.display())));
-            }
-        } else {
-            out.push(path.clone());
-        }
-    }
-    Ok(out)
-}
-
-fn walk(dir: &Path, accept: &[FileKind], out: &mut Vec<PathBuf>) -> Result<(), Failure> {
-    let read = |e: std::io::Error| Failure::Usage(format!("cannot read {}: {e}", dir.display()));
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map_err(read)?
-        .map(|e| e.map(|e| e.path()))
-        .collect::<Result<_, _>>()
-        .map_err(read)?;
-    entries.sort();
-    for path in entries {
-        if path.is_dir() {
-            walk(&path, accept, out)?;
-        } else if kind_of(&path).is_some_and(|k| accept.contains(&k)) {
-            out.push(path);
-        }
-    }
-    Ok(())
+/// Whether `path` is named as a bundle (`.bundle.json`).
+pub fn is_bundle(path: &Path) -> bool {
+    FileKind::of(path) == Some(FileKind::Bundle)
 }
 
 /// Reads a whole file as bytes.

@@ -32,7 +32,7 @@ fn huge_values_are_cut_in_messages() {
     let stdout = String::from_utf8_lossy(&got.stdout);
     assert_eq!(got.status.code(), Some(1));
     assert!(stdout.len() < 300, "{} bytes", stdout.len());
-    assert!(stdout.contains(&format!("unknown contract \\\"{}...\\\"", "x".repeat(37))), "{stdout}");
+    assert!(stdout.contains(&format!("no contract \\\"{}...\\\" is loaded", "x".repeat(37))), "{stdout}");
 
     let channel = "y".repeat(100 * 1024);
     let got =

@@ -219,16 +219,9 @@ fn excerpt<'f>(file: &'f SourceFile, labels: &[Label]) -> (&'f str, usize, usize
     (&file.text()[start..end], first_line, start)
 }
 
-/// The candidate closest to `name`, if it is close enough to be a typo.
-pub fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
-    candidates
-        .into_iter()
-        .filter(|c| *c != name)
-        .map(|c| (strsim::damerau_levenshtein(name, c), c))
-        .filter(|(distance, c)| *distance <= (name.len().max(c.len()) / 3).max(1))
-        .min()
-        .map(|(_, c)| c)
-}
+/// The candidate closest to `name`, if it is close enough to be a typo
+/// (the rule is `ir`'s, shared with the runtime's messages).
+pub use ir::names::closest;
 
 /// The diagnostics of one file, with the file to render them against.
 #[derive(Clone, Debug)]

@@ -1,4 +1,5 @@
-//! The spelling rules for names, shared by the compiler and the verifier.
+//! The spelling rules for names, shared by the compiler and the verifier,
+//! and the one rule for suggesting a name close to a misspelt one.
 
 /// Rule, let, table, effect, channel, component and extern ids:
 /// `[a-z][a-z0-9_]*`.
@@ -53,6 +54,31 @@ pub fn is_semver(version: &str) -> bool {
 /// Names the language reserves: they cannot name a let, a field or a table.
 pub const RESERVED: [&str; 3] = ["rules", "true", "false"];
 
+/// The candidate closest to `name`, if it is close enough to be a typo:
+/// at most a third of the longer name's length (in bytes, at least one)
+/// apart, by Damerau-Levenshtein distance; the nearest wins, a tie going
+/// to the name first in alphabetical order. Every "did you mean" uses it:
+/// the compiler's diagnostics and the runtime's unknown contract.
+pub fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let length = name.chars().count();
+    candidates
+        .into_iter()
+        .filter(|c| *c != name)
+        .filter_map(|c| {
+            let limit = (name.len().max(c.len()) / 3).max(1);
+            // The distance is at least the difference in length: a name far
+            // longer than every candidate (a request's 200 KB one) is never
+            // compared character by character.
+            if length.abs_diff(c.chars().count()) > limit {
+                return None;
+            }
+            let distance = strsim::damerau_levenshtein(name, c);
+            (distance <= limit).then_some((distance, c))
+        })
+        .min()
+        .map(|(_, c)| c)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -69,5 +95,24 @@ mod tests {
         for bad in ["1.0", "01.0.0", "1.0.0-", "v1.0.0", "1.0.0-a..b"] {
             assert!(!is_semver(bad), "{bad}");
         }
+    }
+
+    #[test]
+    fn the_closest_name_is_a_likely_typo_or_none() {
+        let names = ["acme.payments.transfer", "acme.access.documents", "shop.orders.check"];
+        let cases = [
+            ("acme.payments.transfr", Some("acme.payments.transfer")),
+            ("acme.payment.transfer", Some("acme.payments.transfer")),
+            ("shop.order.check", Some("shop.orders.check")),
+            ("acme.payments.transfer", None),
+            ("nope", None),
+            ("", None),
+        ];
+        for (name, want) in cases {
+            assert_eq!(closest(name, names), want, "{name:?}");
+        }
+        let huge = "x".repeat(200 * 1024);
+        assert_eq!(closest(&huge, names), None);
+        assert_eq!(closest("ab", ["ac", "ab2", "aa"]), Some("aa"), "a tie goes to the first in order");
     }
 }

@@ -708,15 +708,10 @@ impl Contract {
         Ok(())
     }
 
-    /// JSON request bytes to JSON result bytes (or the invalid-input line).
+    /// JSON request bytes to JSON result bytes (or the error line): the
+    /// contract set's line path, without routing (`contract_set::line`).
     pub fn evaluate_json(&self, text: &str, out: &mut Vec<u8>) {
-        match self.request(text) {
-            Ok(request) => match self.evaluate(&request) {
-                Ok(result) => result.write_json(out),
-                Err(e) => out.extend_from_slice(&e.to_json()),
-            },
-            Err(invalid) => out.extend_from_slice(&invalid.to_json()),
-        }
+        crate::contract_set::line::evaluate_alone(self, text.as_bytes(), out);
     }
 
     /// The channel called `name`, if declared.

@@ -10,13 +10,17 @@
 //! - [`ops`]: the semantics of every operator and built-in, shared with
 //!   the JIT so the two engines cannot drift;
 //! - [`result`]: the result and its JSON form;
-//! - [`engine`]: the embedding API (`Engine`, `Contract`).
+//! - [`engine`]: the embedding API (`Engine`, `Contract`);
+//! - [`contract_set`]: the set of contracts every front end serves
+//!   (routing by name, the request line to result line path, the folder
+//!   walker and loader).
 //!
 //! This crate depends on `ir` only: never on the compiler front end or on
 //! Cranelift.
 
 pub mod budget;
 pub mod context;
+pub mod contract_set;
 pub mod contract_tests;
 pub mod data;
 pub mod engine;
@@ -34,6 +38,7 @@ pub mod semantics;
 pub mod value;
 
 pub use context::Context;
+pub use contract_set::ContractSet;
 pub use engine::{Contract, Engine, EngineBuilder, EvaluateError, Jit, LoadError, Request};
 pub use error::EvalError;
 pub use host::{HostFn, HostType, HostValue, Signature};

@@ -304,6 +304,7 @@ fn contracts(app: &App) -> Response<Body> {
     let set = app.rules.current();
     let contracts: Vec<serde_json::Value> = set
         .contracts
+        .contracts()
         .iter()
         .map(|c| {
             serde_json::json!({
@@ -348,7 +349,7 @@ fn metrics(app: &App) -> Response<Body> {
         queue_depth: app.pool.queue_depth(),
         workers_busy: app.pool.busy(),
         batches_running: app.batches.load(Ordering::Relaxed),
-        engines: set.contracts.iter().map(|c| (c.name(), engine_of(c))).collect(),
+        engines: set.contracts.contracts().iter().map(|c| (c.name(), engine_of(c))).collect(),
     };
     let mut response = Response::new(Full::new(Bytes::from(app.metrics.render(&snapshot))).boxed());
     response

@@ -1,16 +1,17 @@
-//! What a worker does with a request body: parse, route, validate,
-//! evaluate, serialise. Everything here runs on the evaluation pool, never
-//! on the async runtime, and nothing here can fail with a 5xx: a body the
-//! client got wrong is a 4xx [`Answer`] saying where.
+//! What a worker does with a request body or a batch of NDJSON lines:
+//! the runtime's line path (parse, route, validate, evaluate, serialise:
+//! `runtime::contract_set::line`), each line's outcome as a status.
+//! Everything here runs on the evaluation pool, never on the async
+//! runtime, and nothing here can fail with a 5xx: a body the client got
+//! wrong is a 4xx [`Answer`] saying where.
 
 use std::sync::Arc;
-
 use std::time::Instant;
 
 use runtime::budget::Limit;
-use runtime::{Envelope, EvaluateError, InvalidInput};
+use runtime::contract_set::LineOutcome;
 
-use crate::rules::{RouteError, RuleSet};
+use crate::rules::RuleSet;
 
 /// The answer to one JSON request.
 #[derive(Debug)]
@@ -36,57 +37,18 @@ pub fn error_json(kind: &str, message: &str) -> Vec<u8> {
 }
 
 /// Evaluates one JSON request against `set`, stopping it at `deadline`
-/// (answered 503).
+/// (answered 503): the runtime's line path, as `rulec eval` runs it, with
+/// the status its outcome calls for.
 pub fn one(set: &RuleSet, body: &[u8], deadline: Instant) -> Answer {
-    let Ok(text) = std::str::from_utf8(body) else {
-        return Answer::error(400, "invalid_json", "the body is not UTF-8");
+    let mut out = Vec::with_capacity(256);
+    let line = set.contracts.evaluate_line(body, Some(Limit::At(deadline)), &mut out);
+    let (status, decision) = match line.outcome {
+        LineOutcome::Evaluated(decision) => (200, Some(decision.name())),
+        LineOutcome::Invalid => (400, None),
+        LineOutcome::UnknownContract => (404, None),
+        LineOutcome::OutOfTime => (503, None),
     };
-    let envelope = match Envelope::parse(text) {
-        Ok(envelope) => envelope,
-        Err(invalid) => return invalid_input(&invalid),
-    };
-    let contract = match set.route(envelope.contract.as_deref()) {
-        Ok(contract) => contract,
-        Err(RouteError::Unknown(name)) => {
-            let message = format!("no contract {} is served", ir::quote::quote(&name));
-            return Answer::error(404, "unknown_contract", &message);
-        }
-        Err(RouteError::Ambiguous) => {
-            let names: Vec<&str> = set.contracts.iter().map(|c| c.name()).collect();
-            let message =
-                format!("several contracts are served ({}): name one in `contract`", names.join(", "));
-            return Answer { contract: None, ..invalid_input(&InvalidInput::one("contract", message)) };
-        }
-    };
-    let mut request = match contract.request_from(&envelope) {
-        Ok(request) => request,
-        Err(invalid) => {
-            return Answer { contract: Some(contract.name().to_string()), ..invalid_input(&invalid) };
-        }
-    };
-    request.context.limit = Some(Limit::At(deadline));
-    match contract.evaluate(&request) {
-        Ok(result) => Answer {
-            status: 200,
-            body: result.to_json(),
-            contract: Some(contract.name().to_string()),
-            decision: Some(result.decision.name()),
-        },
-        Err(e @ EvaluateError::OutOfTime { .. }) => Answer {
-            status: 503,
-            body: e.to_json(),
-            contract: Some(contract.name().to_string()),
-            decision: None,
-        },
-        Err(e) => Answer {
-            contract: Some(contract.name().to_string()),
-            ..invalid_input(&InvalidInput::one("", e.to_string()))
-        },
-    }
-}
-
-fn invalid_input(invalid: &InvalidInput) -> Answer {
-    Answer { status: 400, body: invalid.to_json(), contract: None, decision: None }
+    Answer { status, body: out, contract: line.contract.map(|c| c.name().to_string()), decision }
 }
 
 /// NDJSON request lines evaluated as one job: their text back to back,

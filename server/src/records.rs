@@ -34,13 +34,14 @@ use hyper::body::{Frame, Incoming};
 use hyper::header::{self, HeaderValue};
 use hyper::{Request, Response, StatusCode};
 use runtime::Contract;
+use runtime::contract_set::RouteError;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::api::{App, Body, Logged, json};
 use crate::body::BodyReader;
 use crate::evaluate::error_json;
 use crate::pipe::{ANSWER_WAITING, AnswerWrite, BODY_WAITING, BodyRead, Failure, pump};
-use crate::rules::{RouteError, RuleSet};
+use crate::rules::RuleSet;
 
 /// The media type of an Arrow IPC stream.
 pub const ARROW_STREAM: &str = "application/vnd.apache.arrow.stream";
@@ -119,19 +120,16 @@ fn plan(
     input: InputFormat,
 ) -> Result<(Arc<Contract>, batch::Settings), Stop> {
     let query = Query::parse(request.uri().query().unwrap_or(""))?;
-    let contract = match set.route(query.contract.as_deref()) {
-        Ok(contract) => contract.clone(),
-        Err(RouteError::Unknown(name)) => {
-            let message = format!("no contract {} is served", ir::quote::quote(&name));
-            return Err(Stop { status: StatusCode::NOT_FOUND, kind: "unknown_contract", message });
-        }
-        Err(RouteError::Ambiguous) => {
-            let names: Vec<&str> = set.contracts.iter().map(|c| c.name()).collect();
-            let message =
-                format!("several contracts are served ({}): name one in `contract`", names.join(", "));
-            return Err(Stop::bad_query(message));
-        }
-    };
+    let contract = set
+        .contracts
+        .route(query.contract.as_deref())
+        .map_err(|e| match e {
+            RouteError::Unknown { message } => {
+                Stop { status: StatusCode::NOT_FOUND, kind: "unknown_contract", message }
+            }
+            RouteError::Missing { message } => Stop::bad_query(message),
+        })?
+        .clone();
     let parts = match &query.fields {
         Some(fields) => batch::result_parts(fields).map_err(|e| Stop::bad_query(format!("`fields`: {e}")))?,
         None => runtime::result::Parts::ALL,

@@ -5,7 +5,8 @@
 //!   `frontend` renders diagnostics), read from `cargo metadata`;
 //! - every Rust file opens with a `//!` doc saying what it owns;
 //! - the two engines are peers: `runtime::native` uses nothing of
-//!   `runtime::interp` (both call `runtime::semantics`).
+//!   `runtime::interp` (both call `runtime::semantics`);
+//! - contract folders are walked in one place (`runtime::contract_set`).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -178,6 +179,24 @@ fn every_rust_file_opens_with_a_module_doc() {
         .map(|p| p.strip_prefix(workspace_root()).unwrap().display().to_string())
         .collect();
     assert!(missing.is_empty(), "files without a `//!` doc: {missing:?}");
+}
+
+/// One contract set (ARCHITECTURE.md): the command line, the server and
+/// the library crates find contract files through the runtime's one
+/// walker, so none of their other sources lists a folder.
+#[test]
+fn contract_folders_have_one_walker() {
+    const WALKER: &str = "runtime/src/contract_set/walk.rs";
+    let mut files = Vec::new();
+    for krate in ["runtime", "batch", "cli", "server"] {
+        rust_files(&workspace_root().join(krate).join("src"), &mut files);
+    }
+    let listing: Vec<String> = files
+        .iter()
+        .filter(|path| std::fs::read_to_string(path).unwrap_or_default().contains("read_dir("))
+        .map(|p| p.strip_prefix(workspace_root()).unwrap().display().to_string())
+        .collect();
+    assert_eq!(listing, [WALKER], "only the runtime's walker lists folders");
 }
 
 /// Every file under `dir`, recursively.

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use super::{Format, compile_and_report, summary};
-use crate::inputs::{self, FileKind};
+use crate::inputs;
 use crate::{Failure, Outcome};
 
 /// Parse and type-check contracts; report every problem at once.
@@ -21,7 +21,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Outcome {
-    let files = inputs::expand(&args.paths, &[FileKind::Contract])?;
+    let files = inputs::contract_files(&args.paths)?;
     let (mut errors, mut warnings) = (0, 0);
     for path in &files {
         let compiled = compile_and_report(path, args.format)?;

@@ -1,10 +1,9 @@
 //! `rulec compile`: write one bundle per contract.
 
-use std::collections::HashMap;
 use std::path::PathBuf;
 
 use super::{Format, compile_and_report, summary};
-use crate::inputs::{self, FileKind};
+use crate::inputs;
 use crate::{Failure, Outcome};
 
 /// Compile contracts to bundles: one `<contract>.bundle.json` per contract.
@@ -25,7 +24,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Outcome {
-    let files = inputs::expand(&args.paths, &[FileKind::Contract])?;
+    let files = inputs::contract_files(&args.paths)?;
     let mut bundles = Vec::new();
     let (mut errors, mut warnings) = (0, 0);
     for path in &files {
@@ -36,17 +35,10 @@ pub fn run(args: Args) -> Outcome {
             bundles.push((path.clone(), bundle));
         }
     }
-    let mut names: HashMap<String, PathBuf> = HashMap::new();
-    for (path, bundle) in &bundles {
-        if let Some(first) = names.insert(bundle.contract().name.clone(), path.clone()) {
-            anstream::eprintln!(
-                "error: {} and {} both define the contract `{}`",
-                first.display(),
-                path.display(),
-                bundle.contract().name
-            );
-            errors += 1;
-        }
+    let names = bundles.iter().map(|(path, bundle)| (path.as_path(), bundle.contract().name.as_str()));
+    for duplicate in runtime::contract_set::load::duplicates(names) {
+        anstream::eprintln!("{duplicate}");
+        errors += 1;
     }
     if errors == 0 {
         std::fs::create_dir_all(&args.out)

@@ -4,9 +4,9 @@
 use std::io::{BufRead, BufWriter, Write};
 use std::path::PathBuf;
 
-use runtime::{Engine, Jit};
+use runtime::{ContractSet, Engine, Jit};
 
-use crate::targets::{self, Loaded};
+use crate::targets;
 use crate::{Failure, Outcome, batch, explain};
 
 /// Which engine evaluates.
@@ -81,8 +81,9 @@ pub struct Args {
 
 pub fn run(args: Args) -> Outcome {
     let engine = engine_with(args.engine, args.timeout_ms.map(std::time::Duration::from_millis));
-    let loaded = targets::load(&engine, std::slice::from_ref(&args.target))?;
-    loaded.report_native_failures();
+    let sources = targets::read(std::slice::from_ref(&args.target))?;
+    let set = targets::load(&engine, &sources)?;
+    targets::report_native_failures(&set);
     if let Some(input) = &args.input {
         let settings = batch::Settings {
             input: input.clone(),
@@ -96,13 +97,13 @@ pub fn run(args: Args) -> Outcome {
             keep: args.keep.clone(),
             threads: args.threads,
         };
-        return batch::run(&loaded, &settings);
+        return batch::run(&set, &settings);
     }
     let lines = request_lines(args.request.as_ref())?;
     if args.explain {
-        return explain::run(&loaded, lines);
+        return explain::run(&set, lines);
     }
-    evaluate_stream(&loaded, lines)
+    evaluate_stream(&set, lines)
 }
 
 /// The engine for a choice: the interpreter, or the JIT at load (`jit`) or
@@ -121,46 +122,59 @@ pub fn engine_with(choice: EngineChoice, timeout: Option<std::time::Duration>) -
     Engine::builder().jit(jit).native(std::sync::Arc::new(backend::Jit::new())).timeout(timeout).build()
 }
 
-/// Requests, one text each: a file holding one JSON request (even
+/// Request lines, as bytes (a line that is not UTF-8 gets its error line,
+/// as any invalid request does).
+pub type Lines = Box<dyn Iterator<Item = std::io::Result<Vec<u8>>>>;
+
+/// Requests, one line each: a file holding one JSON request (even
 /// pretty-printed: its text is passed on as it is, so numbers keep their
 /// digits) or NDJSON, or NDJSON streamed from stdin.
-pub fn request_lines(
-    file: Option<&PathBuf>,
-) -> Result<Box<dyn Iterator<Item = std::io::Result<String>>>, Failure> {
-    match file {
-        Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .map_err(|e| Failure::Usage(format!("cannot read {}: {e}", path.display())))?;
-            if let Some(request) = single_object(&text) {
-                return Ok(Box::new(std::iter::once(Ok(request.to_string()))));
-            }
-            let lines: Vec<std::io::Result<String>> = text.lines().map(|l| Ok(l.to_string())).collect();
-            Ok(Box::new(lines.into_iter()))
-        }
-        None => Ok(Box::new(std::io::stdin().lock().lines())),
+pub fn request_lines(file: Option<&PathBuf>) -> Result<Lines, Failure> {
+    let Some(path) = file else {
+        return Ok(Box::new(std::io::stdin().lock().split(b'\n').map(|line| line.map(without_cr))));
+    };
+    let bytes =
+        std::fs::read(path).map_err(|e| Failure::Usage(format!("cannot read {}: {e}", path.display())))?;
+    if let Some(request) = single_object(&bytes) {
+        return Ok(Box::new(std::iter::once(Ok(request.as_bytes().to_vec()))));
     }
+    let lines: Vec<std::io::Result<Vec<u8>>> =
+        bytes.split(|&b| b == b'\n').map(|line| Ok(without_cr(line.to_vec()))).collect();
+    Ok(Box::new(lines.into_iter()))
 }
 
-/// The text of the one JSON object `text` holds, untouched (never through
+fn without_cr(mut line: Vec<u8>) -> Vec<u8> {
+    if line.last() == Some(&b'\r') {
+        line.pop();
+    }
+    line
+}
+
+/// Whether a request line holds nothing but white space.
+pub fn is_blank(line: &[u8]) -> bool {
+    line.iter().all(u8::is_ascii_whitespace)
+}
+
+/// The text of the one JSON object `bytes` hold, untouched (never through
 /// `serde_json::Value`, which would read numbers as `f64`); `None` when
-/// `text` is anything else, such as NDJSON.
-fn single_object(text: &str) -> Option<&str> {
-    let raw = serde_json::from_str::<&serde_json::value::RawValue>(text).ok()?;
+/// they hold anything else, such as NDJSON.
+fn single_object(bytes: &[u8]) -> Option<&str> {
+    let raw = serde_json::from_slice::<&serde_json::value::RawValue>(bytes).ok()?;
     Some(raw.get()).filter(|object| object.starts_with('{'))
 }
 
-fn evaluate_stream(loaded: &Loaded, lines: Box<dyn Iterator<Item = std::io::Result<String>>>) -> Outcome {
+fn evaluate_stream(set: &ContractSet, lines: Lines) -> Outcome {
     let stdout = std::io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     let mut buffer = Vec::with_capacity(1024);
     let mut all_valid = true;
     for line in lines {
         let line = line.map_err(|e| Failure::Usage(format!("cannot read requests: {e}")))?;
-        if line.trim().is_empty() {
+        if is_blank(&line) {
             continue;
         }
         buffer.clear();
-        all_valid &= loaded.evaluate_line(&line, &mut buffer);
+        all_valid &= set.evaluate_line(&line, None, &mut buffer).evaluated();
         buffer.push(b'\n');
         out.write_all(&buffer).map_err(|e| Failure::Usage(format!("cannot write results: {e}")))?;
     }

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use super::{Format, compile_and_report};
-use crate::inputs::{self, FileKind};
+use crate::inputs;
 use crate::{Failure, Outcome};
 
 /// What to show.
@@ -64,7 +64,7 @@ pub fn run(args: Args) -> Outcome {
     if args.target.is_some() && !matches!(args.emit, Emit::Clif | Emit::Asm) {
         return Err(Failure::Usage("--target goes with --emit clif or --emit asm".into()));
     }
-    let is_bundle = inputs::kind_of(&args.path) == Some(FileKind::Bundle);
+    let is_bundle = inputs::is_bundle(&args.path);
     match (args.emit, is_bundle) {
         (Emit::Clif | Emit::Asm, _) => native(&args, is_bundle),
         (Emit::Ast, true) => {

@@ -22,21 +22,22 @@ pub struct Args {
 const ENGINES: [(&str, EngineChoice); 2] = [("interp", EngineChoice::Interp), ("jit", EngineChoice::Jit)];
 
 pub fn run(args: Args) -> Outcome {
+    let sources = targets::read(&args.paths)?;
     let mut runs = Vec::new();
     for (name, choice) in ENGINES {
-        let loaded = targets::load(&engine(choice), &args.paths)?;
-        loaded.report_native_failures();
-        runs.push((name, loaded));
+        let set = targets::load(&engine(choice), &sources)?;
+        targets::report_native_failures(&set);
+        runs.push((name, set));
     }
     let (mut passed, mut failed) = (0, 0);
     let (_, reference) = &runs[0];
-    for (index, contract) in reference.contracts.iter().enumerate() {
+    for (index, contract) in reference.contracts().iter().enumerate() {
         let reference_outcomes = runtime::contract_tests::run(contract);
-        for (engine_name, loaded) in &runs {
+        for (engine_name, set) in &runs {
             let outcomes = if *engine_name == "interp" {
                 reference_outcomes.clone()
             } else {
-                runtime::contract_tests::run(&loaded.contracts[index])
+                runtime::contract_tests::run(&set.contracts()[index])
             };
             for (outcome, expected) in outcomes.iter().zip(&reference_outcomes) {
                 let mut failures = outcome.failures.clone();
