@@ -37,11 +37,11 @@ pub struct Helpers {
     pub table_row_int: unsafe extern "C" fn(*const Program, u64, i64) -> i64,
     pub regex_match: unsafe extern "C" fn(*const Program, u64, *const u8, u64) -> u64,
     pub str_op: unsafe extern "C" fn(u64, *const u8, u64, *const u8, u64) -> i64,
-    pub structural_eq: unsafe extern "C" fn(*const Program, u64, u64, u64, u64, u64) -> u64,
     pub apply: unsafe extern "C" fn(*mut NativeCtx, u64, u64, u64, u64, u64, *mut u64) -> u32,
     pub alloc_slots: unsafe extern "C" fn(*mut NativeCtx, u64) -> *mut Slot,
     pub host: unsafe extern "C" fn(*mut NativeCtx, u64, *const u64, *mut u64) -> u32,
     pub refuel: unsafe extern "C" fn(*mut NativeCtx) -> u32,
+    pub structural_eq: unsafe extern "C" fn(*const Program, u64, u64, u64, u64, u64) -> u64,
 }
 
 /// A helper, by the field of [`Helpers`] that holds it: generated code
@@ -61,11 +61,11 @@ pub enum Helper {
     TableRowInt,
     RegexMatch,
     StrOp,
-    StructuralEq,
     Apply,
     AllocSlots,
     Host,
     Refuel,
+    StructuralEq,
 }
 
 impl Helper {
@@ -84,11 +84,11 @@ impl Helper {
             Helper::TableRowInt => offset_of!(Helpers, table_row_int),
             Helper::RegexMatch => offset_of!(Helpers, regex_match),
             Helper::StrOp => offset_of!(Helpers, str_op),
-            Helper::StructuralEq => offset_of!(Helpers, structural_eq),
             Helper::Apply => offset_of!(Helpers, apply),
             Helper::AllocSlots => offset_of!(Helpers, alloc_slots),
             Helper::Host => offset_of!(Helpers, host),
             Helper::Refuel => offset_of!(Helpers, refuel),
+            Helper::StructuralEq => offset_of!(Helpers, structural_eq),
         };
         offset as i32
     }
@@ -132,11 +132,11 @@ pub static HELPERS: Helpers = Helpers {
     table_row_int: h_table_row_int,
     regex_match: h_regex_match,
     str_op: h_str_op,
-    structural_eq: h_structural_eq,
     apply: h_apply,
     alloc_slots: h_alloc_slots,
     host: h_host,
     refuel: h_refuel,
+    structural_eq: h_structural_eq,
 };
 
 /// Runs `f`, turning a panic into `fallback`: nothing unwinds into
