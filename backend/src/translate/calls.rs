@@ -112,7 +112,7 @@ impl Translator<'_, '_> {
 
     /// A host function call: the arguments' words go to a stack slot, and
     /// the `host` helper calls the engine's function through the
-    /// interpreter's own conversions; a failure falls back.
+    /// conversions of `runtime::semantics`; a failure falls back.
     pub(super) fn extern_call(&mut self, id: ExprId, arg_ids: &[ExprId], ty: TypeId) -> NVal {
         let Ok(size) = u32::try_from(16 * arg_ids.len().max(1)) else { return self.unsupported() };
         let slot = self.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, size, 3));
@@ -141,7 +141,7 @@ impl Translator<'_, '_> {
     }
 
     /// Computes node `id` (a call or an operator) from its operands with
-    /// the interpreter's own function, through the `apply` helper; what
+    /// `runtime::semantics`, through the `apply` helper; what
     /// needs memory (strings, lists) goes to the arena.
     pub(super) fn apply(&mut self, id: ExprId, operands: &[(NVal, TypeId)]) -> NVal {
         let mut arguments = vec![self.ctx, self.iconst(id.index() as i64)];

@@ -267,7 +267,7 @@ unsafe extern "C" fn h_structural_eq(
 }
 
 /// Computes expression `expr` (a built-in call or a binary operator) from
-/// its operands' words with the interpreter's own functions, and stores
+/// its operands' words with the functions of `crate::semantics`, and stores
 /// the result's words in `out`; computed strings go to the arena.
 unsafe extern "C" fn h_apply(
     ctx: *mut NativeCtx,

@@ -6,10 +6,10 @@
 //!   area, the helper table, the request's channel, component and time, an
 //!   [`Arena`] for computed strings and lists, constant tables and the
 //!   contract's host functions;
-//! - [`Helpers`]: the Rust functions generated code calls, reached through
-//!   a table (no relocations); they are thin wrappers over [`crate::semantics::ops`]
-//!   and the program's tables, shared with the interpreter, and none lets a
-//!   panic unwind into generated code;
+//! - [`Helpers`] (`helpers.rs`): the Rust functions generated code calls,
+//!   reached through a table (no relocations), each named by a [`Helper`];
+//!   thin wrappers over [`crate::semantics`] and the program's tables, and
+//!   none lets a panic unwind into generated code;
 //! - [`NativeProgram`]: what a [`NativeCompiler`] returns: the entry point,
 //!   where it leaves its results in the state area, and the owner of the
 //!   code;
@@ -51,7 +51,7 @@ pub const OK: u32 = 0;
 pub const FALLBACK: u32 = 1;
 
 /// What generated code receives. `repr(C)`: the JIT reads its fields at
-/// fixed offsets ([`NativeCtx::OFFSETS`]).
+/// the offsets below (`NativeCtx::INPUT` and the rest).
 #[repr(C)]
 #[derive(Debug)]
 pub struct NativeCtx {
@@ -61,7 +61,8 @@ pub struct NativeCtx {
     pub state: *mut u64,
     pub helpers: *const Helpers,
     pub program: *const Program,
-    /// `1 << channel`, or 0 when the request has no channel.
+    /// `1 << channel`, or 0 when the request has no channel
+    /// ([`crate::Context::channel_bit`]).
     pub channel_bit: u64,
     /// The request's component plus one, or 0 when it names none.
     pub component: u64,

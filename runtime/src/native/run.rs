@@ -75,7 +75,7 @@ impl NativeCtx {
             state: std::ptr::null_mut(),
             helpers: &HELPERS,
             program,
-            channel_bit: context.channel.map_or(0, |c| 1u64 << c.0),
+            channel_bit: context.channel_bit(),
             component: context.component.map_or(0, |c| u64::from(c.0) + 1),
             now,
             arena,
