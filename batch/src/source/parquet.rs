@@ -75,11 +75,10 @@ mod tests {
 
     /// The rows of each chunk `bytes` reads as, or the error.
     fn read(bytes: &[u8]) -> Result<Vec<usize>, String> {
-        let path = std::env::temp_dir().join(format!(
-            "rulec-parquet-{}-{}.parquet",
-            std::process::id(),
-            bytes.len()
-        ));
+        // A file per call: tests run on several threads.
+        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let path = std::env::temp_dir().join(format!("rulec-parquet-{}-{n}.parquet", std::process::id()));
         std::fs::write(&path, bytes).expect("write");
         let source = open(&path);
         let _ = std::fs::remove_file(&path);
