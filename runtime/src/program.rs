@@ -313,9 +313,9 @@ pub struct Program {
     pub rules: Vec<RulePlan>,
     /// Whether some expression refers to any rule (`rules.<id>`).
     pub any_rule_referenced: bool,
-    /// Per effect: the addition of `combine: sum` (`BinaryOp::add_for`),
-    /// `None` under another policy.
-    pub effect_adds: Vec<Option<BinaryOp>>,
+    /// Per effect: the addition `combine: sum` uses on its type
+    /// (`BinaryOp::add_for`; read under that policy only).
+    pub effect_adds: Vec<BinaryOp>,
     /// Field name to index, for records wider than a few fields.
     field_maps: FxHashMap<TypeId, FxHashMap<String, usize>>,
     /// Per slot of the input: whether some expression reads it.
@@ -356,11 +356,7 @@ impl Program {
         let referenced = contract.referenced_rules();
         let rules = contract.rules.iter().zip(&referenced).map(|(r, &refd)| RulePlan::new(r, refd)).collect();
         let any_rule_referenced = referenced.contains(&true);
-        let effect_adds = contract
-            .effects
-            .iter()
-            .map(|e| (e.combine == ir::Combine::Sum).then(|| BinaryOp::add_for(e.ty)))
-            .collect();
+        let effect_adds = contract.effects.iter().map(|e| BinaryOp::add_for(e.ty)).collect();
         let input_read = input_read(&contract, &layouts, &nodes);
         Ok(Program {
             contract,

@@ -228,8 +228,7 @@ impl Translator<'_, '_> {
             Combine::Sum => {
                 let o = self.loaded_value(old.0, old.1, ty);
                 let n = self.loaded_value(new.0, new.1, ty);
-                let add = self.program.effect_adds[effect].unwrap_or(BinaryOp::AddInt);
-                let sum = self.binary(add, o, n);
+                let sum = self.binary(self.program.effect_adds[effect], o, n);
                 self.stored_words(sum, ty)
             }
         }

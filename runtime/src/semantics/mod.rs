@@ -99,10 +99,10 @@ pub fn zero_of(ty: TypeId) -> Value<'static> {
 
 /// Combines an effect's previous value with a newly set one under its
 /// policy; `add` is the effect's addition (`BinaryOp::add_for` its type,
-/// read from `Program::effect_adds`), used by `sum` only.
+/// read from `Program::effect_adds`), which only `sum` uses.
 pub fn combine<'a>(
     policy: Combine,
-    add: Option<BinaryOp>,
+    add: BinaryOp,
     old: &Value<'a>,
     new: &Value<'a>,
 ) -> Result<Value<'a>, EvalError> {
@@ -113,7 +113,7 @@ pub fn combine<'a>(
         Combine::Min => pick(order(new, old) == Ordering::Less),
         Combine::Any => Value::Bool(truthy(old) || truthy(new)),
         Combine::All => Value::Bool(truthy(old) && truthy(new)),
-        Combine::Sum => binary(add.unwrap_or(BinaryOp::AddInt), old.clone(), new.clone())?,
+        Combine::Sum => binary(add, old.clone(), new.clone())?,
     })
 }
 
