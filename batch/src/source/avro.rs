@@ -278,11 +278,9 @@ mod tests {
 
     /// The rows `bytes` read as, or the error.
     fn read(bytes: &[u8]) -> Result<usize, String> {
-        let path =
-            std::env::temp_dir().join(format!("rulec-avro-{}-{}.avro", std::process::id(), bytes.len()));
-        std::fs::write(&path, bytes).expect("write");
-        let source = open(&path);
-        let _ = std::fs::remove_file(&path);
+        let file = tempfile::NamedTempFile::new().expect("a file");
+        std::fs::write(file.path(), bytes).expect("write");
+        let source = open(file.path());
         let mut source = source?;
         let mut rows = 0;
         while let Some(Chunk::Batch(batch)) = source.next_chunk()? {

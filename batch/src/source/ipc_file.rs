@@ -136,8 +136,6 @@ impl Drop for Lent {
 
 #[cfg(test)]
 mod tests {
-    use std::io::Write;
-
     use arrow_array::types::Int8Type;
     use arrow_array::{ArrayRef, DictionaryArray, Int64Array, StringArray};
 
@@ -163,12 +161,9 @@ mod tests {
     }
 
     fn read(bytes: &[u8]) -> Result<Vec<RecordBatch>, ArrowError> {
-        let path =
-            std::env::temp_dir().join(format!("rulec-ipc-file-{}-{}", std::process::id(), bytes.len()));
-        std::fs::File::create(&path).and_then(|mut f| f.write_all(bytes)).expect("a file");
-        let read = IpcFile::open(File::open(&path).expect("opened")).and_then(|file| file.collect());
-        let _ = std::fs::remove_file(&path);
-        read
+        let file = tempfile::NamedTempFile::new().expect("a file");
+        std::fs::write(file.path(), bytes).expect("write");
+        IpcFile::open(File::open(file.path()).expect("opened")).and_then(|file| file.collect())
     }
 
     #[test]

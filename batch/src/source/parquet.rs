@@ -75,13 +75,9 @@ mod tests {
 
     /// The rows of each chunk `bytes` reads as, or the error.
     fn read(bytes: &[u8]) -> Result<Vec<usize>, String> {
-        // A file per call: tests run on several threads.
-        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let path = std::env::temp_dir().join(format!("rulec-parquet-{}-{n}.parquet", std::process::id()));
-        std::fs::write(&path, bytes).expect("write");
-        let source = open(&path);
-        let _ = std::fs::remove_file(&path);
+        let file = tempfile::NamedTempFile::new().expect("a file");
+        std::fs::write(file.path(), bytes).expect("write");
+        let source = open(file.path());
         let mut source = source?;
         assert_eq!(source.schema().expect("a schema").fields().len(), 3);
         let mut chunks = Vec::new();

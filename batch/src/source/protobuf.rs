@@ -428,19 +428,14 @@ mod tests {
         message_named("t.Order")
     }
 
-    /// The schema's message `name`, from a file of its own: tests run on
-    /// several threads, and one writing a shared file while another reads
-    /// it would read a torn schema.
+    /// The schema's message `name`, from a folder of its own: tests run
+    /// on several threads, and one writing a shared file while another
+    /// reads it would read a torn schema.
     fn message_named(name: &str) -> MessageDescriptor {
-        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let dir = std::env::temp_dir().join(format!("rulec-protobuf-unit-{}-{n}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("dir");
-        let path = dir.join("order.proto");
+        let dir = tempfile::tempdir().expect("a folder");
+        let path = dir.path().join("order.proto");
         std::fs::write(&path, SCHEMA).expect("write");
-        let descriptor = load_schema(&path, Some(name)).expect("compiles");
-        let _ = std::fs::remove_dir_all(&dir);
-        descriptor
+        load_schema(&path, Some(name)).expect("compiles")
     }
 
     fn delimited(messages: &[&str], descriptor: &MessageDescriptor) -> Vec<u8> {
