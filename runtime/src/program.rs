@@ -316,6 +316,8 @@ pub struct Program {
     /// Per effect: the addition `combine: sum` uses on its type
     /// (`BinaryOp::add_for`; read under that policy only).
     pub effect_adds: Vec<BinaryOp>,
+    /// The interpreter's compiled code of the nodes.
+    pub(crate) code: crate::interp::Code,
     /// Field name to index, for records wider than a few fields.
     field_maps: FxHashMap<TypeId, FxHashMap<String, usize>>,
     /// Per slot of the input: whether some expression reads it.
@@ -358,6 +360,7 @@ impl Program {
         let any_rule_referenced = referenced.contains(&true);
         let effect_adds = contract.effects.iter().map(|e| BinaryOp::add_for(e.ty)).collect();
         let input_read = input_read(&contract, &layouts, &nodes);
+        let code = crate::interp::Code::new(&contract, &nodes);
         Ok(Program {
             contract,
             layouts,
@@ -367,6 +370,7 @@ impl Program {
             rules,
             any_rule_referenced,
             effect_adds,
+            code,
             field_maps,
             input_read,
             _constants: constants,

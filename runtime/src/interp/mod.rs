@@ -8,19 +8,23 @@
 //!
 //! This file owns the scheduling: the rules in order under the decision
 //! mode, the memos of lets and referenced rules, committing a fired rule's
-//! effects and outcomes, and the result. `walk.rs` (with `typed.rs`)
-//! computes a node's value, with every operator's meaning taken from
+//! effects and outcomes, and the result. `compile.rs` turns each node into
+//! a closure typed by what it computes, once per contract; `walk.rs` is
+//! the generic evaluation of the node kinds the closures do not
+//! specialise. Every operator's meaning is taken from
 //! [`crate::semantics`]; `explain.rs` traces rules for `--explain`.
 
 use std::cell::Cell;
+use std::marker::PhantomData;
 use std::mem::ManuallyDrop;
 
 use ir::{DecisionMode, OnError, RuleId, Verdict};
 
+mod compile;
 mod explain;
-mod typed;
 mod walk;
 
+pub(crate) use compile::Code;
 pub use explain::explain;
 
 use crate::budget::{Budget, OutOfTime};
@@ -147,6 +151,9 @@ struct Frame<'p, 'a> {
     /// Work left before the budget is asked for more (`crate::budget`).
     fuel: i64,
     budget: &'a Budget,
+    /// Says that the program outlives the values, so the compiled code's
+    /// closures (`compile.rs`), generic over both lifetimes, may rely on it.
+    _outlives: PhantomData<&'a &'p ()>,
 }
 
 impl Drop for Frame<'_, '_> {
@@ -178,6 +185,7 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
             memoise_all,
             fuel: crate::budget::FUEL_STEP,
             budget,
+            _outlives: PhantomData,
         }
     }
 

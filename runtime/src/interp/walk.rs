@@ -1,34 +1,24 @@
-//! The expression walk: a node's value, the lists, lambdas, calls and
-//! lookups it makes, each operator and built-in decided by
-//! [`crate::semantics`]; the bool, int and decimal paths that avoid a
-//! `Value` are in `typed.rs`.
+//! The generic expression walk: the value of a node kind the compiled
+//! code (`compile.rs`) does not specialise, and the lists, lambdas, calls
+//! and lookups it makes, each operator and built-in decided by
+//! [`crate::semantics`]. Children are evaluated through their compiled
+//! code.
 
 use std::cmp::Ordering;
 use std::rc::Rc;
 
 use ir::{BinaryOp, Builtin, LambdaKind, RuleId, TypeId, TypeTable};
 
-use super::{Frame, Memo};
+use super::Frame;
 use crate::budget::string_cost;
 use crate::data::RecordRef;
 use crate::error::Fault;
 use crate::host::call_host;
-use crate::program::{CmpKind, Node, NodeId, Program, ReadKind};
+use crate::program::{CmpKind, Node, NodeId, Program};
 use crate::semantics::{self, ops};
 use crate::value::{Value, read, render};
 
 impl<'p: 'a, 'a> Frame<'p, 'a> {
-    /// Evaluates a node to a value. The commonest leaves, an input string
-    /// and a computed let, are read here without a trip through the
-    /// evaluator.
-    pub(super) fn eval(&mut self, id: NodeId) -> Result<Value<'a>, Fault> {
-        match &self.p.nodes[id as usize] {
-            Node::Input { offset, read: ReadKind::Str } => Ok(Value::Str(self.input.str(*offset as usize))),
-            Node::Let(l) if let Memo::Done(v) = &self.scratch.lets[*l as usize] => Ok(v.clone()),
-            _ => self.nested(|frame| frame.eval_node(id)),
-        }
-    }
-
     /// Runs one level of nested evaluation, growing the stack first when
     /// little is left, so no expression can overflow it.
     #[inline(always)]
@@ -78,7 +68,13 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
                 }
                 semantics::binary(*op, l, r).map_err(Fault::from)
             }
-            Node::Compare { .. } | Node::And(..) | Node::Or(..) => self.bool_node(id).map(Value::Bool),
+            // Compiled in `compile.rs`, never by this walk.
+            Node::Compare { .. }
+            | Node::And(..)
+            | Node::Or(..)
+            | Node::Matches { .. }
+            | Node::TableHas { .. }
+            | Node::Present(_) => self.eval_bool(id).map(Value::Bool),
             Node::Cond(cond, then, otherwise) => {
                 let branch = if semantics::truthy(&self.eval(*cond)?) { *then } else { *otherwise };
                 self.eval(branch)
@@ -88,7 +84,6 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
                 Err(fault) if fault.is_missing() => self.eval(*default),
                 other => other,
             },
-            Node::Present(value) => Ok(Value::Bool(!self.eval(*value)?.is_absent())),
             Node::TableGet { table, key: key_node, int_key: true } => {
                 let key = self.eval_int(*key_node)?;
                 let table = &p.tables[*table as usize];
@@ -104,10 +99,6 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
                     (Some(row), Some(ty)) => Ok(table.value(&p.layouts, row, ty)),
                     _ => Err(self.missing_key(*key_node, &key, &table.name)),
                 }
-            }
-            Node::TableHas { table, key } => {
-                let key = self.eval(*key)?;
-                Ok(Value::Bool(p.tables[*table as usize].row(&key).is_some()))
             }
             Node::Index { list, index, element } => {
                 let list = self.eval(*list)?;
@@ -126,11 +117,6 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
                 Ok(Value::Bool(found))
             }
             Node::Call { func, args, .. } => self.call(id, *func, args),
-            Node::Matches { subject, regex } => {
-                let subject = self.eval(*subject)?;
-                self.tick(crate::budget::regex_cost(subject.as_str().len()))?;
-                Ok(Value::Bool(p.regexes[*regex as usize].is_match(subject.as_str())))
-            }
             Node::Lambda { kind, list, param, body, add } => {
                 self.lambda(id, *kind, *list, *param, *body, *add)
             }
