@@ -8,6 +8,15 @@
 //! arithmetic, let memos, table membership by a string) an evaluation
 //! neither matches on node kinds nor wraps intermediates in a `Value`.
 //!
+//! Typed code returns its value in registers and leaves a fault in
+//! [`Frame`]'s side channel instead of returning a `Result` (a `Result`
+//! of a `bool` or a `Decimal` goes through memory, and reading it back
+//! right after the call stalls): a closure checks the channel after each
+//! child, before it evaluates the next, so the order of evaluation and
+//! the first fault are those of the `?` chain it replaces; the
+//! boundaries (`Frame::eval_bool` and the others, a typed node's value
+//! code) take the fault back into a `Result`.
+//!
 //! Nothing of the meaning lives here: every operator is the one in
 //! [`crate::semantics`], and a node kind this file does not specialise
 //! runs the generic walk (`walk.rs`), whose children are compiled code
@@ -28,28 +37,23 @@ use crate::semantics::decimal::{Midpoint, cmp as dec_cmp};
 use crate::semantics::{ops, truthy};
 use crate::value::Value;
 
-type BoolCode = Arc<dyn for<'p, 'a> Fn(&mut Frame<'p, 'a>) -> Result<bool, Fault> + Send + Sync>;
-type IntCode = Arc<dyn for<'p, 'a> Fn(&mut Frame<'p, 'a>) -> Result<i64, Fault> + Send + Sync>;
-type DecCode = Arc<dyn for<'p, 'a> Fn(&mut Frame<'p, 'a>) -> Result<Decimal, Fault> + Send + Sync>;
+type BoolCode = Arc<dyn for<'p, 'a> Fn(&mut Frame<'p, 'a>) -> bool + Send + Sync>;
+type IntCode = Arc<dyn for<'p, 'a> Fn(&mut Frame<'p, 'a>) -> i64 + Send + Sync>;
+type DecCode = Arc<dyn for<'p, 'a> Fn(&mut Frame<'p, 'a>) -> Dec + Send + Sync>;
 type ValueCode = Arc<dyn for<'p, 'a> Fn(&mut Frame<'p, 'a>) -> Result<Value<'a>, Fault> + Send + Sync>;
-type RecordCode =
-    Arc<dyn for<'p, 'a> Fn(&mut Frame<'p, 'a>) -> Result<Option<RecordRef<'a>>, Fault> + Send + Sync>;
+/// `None` for a value that is not a record (an absent optional), and for
+/// a fault (left in the side channel).
+type RecordCode = Arc<dyn for<'p, 'a> Fn(&mut Frame<'p, 'a>) -> Option<RecordRef<'a>> + Send + Sync>;
 
-fn bool_code(
-    f: impl for<'p, 'a> Fn(&mut Frame<'p, 'a>) -> Result<bool, Fault> + Send + Sync + 'static,
-) -> BoolCode {
+fn bool_code(f: impl for<'p, 'a> Fn(&mut Frame<'p, 'a>) -> bool + Send + Sync + 'static) -> BoolCode {
     Arc::new(f)
 }
 
-fn int_code(
-    f: impl for<'p, 'a> Fn(&mut Frame<'p, 'a>) -> Result<i64, Fault> + Send + Sync + 'static,
-) -> IntCode {
+fn int_code(f: impl for<'p, 'a> Fn(&mut Frame<'p, 'a>) -> i64 + Send + Sync + 'static) -> IntCode {
     Arc::new(f)
 }
 
-fn dec_code(
-    f: impl for<'p, 'a> Fn(&mut Frame<'p, 'a>) -> Result<Decimal, Fault> + Send + Sync + 'static,
-) -> DecCode {
+fn dec_code(f: impl for<'p, 'a> Fn(&mut Frame<'p, 'a>) -> Dec + Send + Sync + 'static) -> DecCode {
     Arc::new(f)
 }
 
@@ -60,9 +64,45 @@ fn value_code(
 }
 
 fn record_code(
-    f: impl for<'p, 'a> Fn(&mut Frame<'p, 'a>) -> Result<Option<RecordRef<'a>>, Fault> + Send + Sync + 'static,
+    f: impl for<'p, 'a> Fn(&mut Frame<'p, 'a>) -> Option<RecordRef<'a>> + Send + Sync + 'static,
 ) -> RecordCode {
     Arc::new(f)
+}
+
+/// A decimal as typed code returns it: one `u128`, which comes back in two
+/// registers (a `Decimal` comes back through memory).
+#[derive(Clone, Copy)]
+#[repr(transparent)]
+pub(super) struct Dec(u128);
+
+impl Dec {
+    const ZERO: Dec = Dec(0);
+
+    #[inline(always)]
+    fn new(value: Decimal) -> Dec {
+        // SAFETY: a `Decimal` is four `u32`s, sixteen bytes without padding
+        // (`transmute` checks the size), so every byte is initialised.
+        Dec(unsafe { std::mem::transmute::<Decimal, u128>(value) })
+    }
+
+    #[inline(always)]
+    fn get(self) -> Decimal {
+        // SAFETY: every `Dec` was made by `Dec::new` from a `Decimal` (or
+        // is zero, the bits of `Decimal::ZERO`): these are its bytes.
+        unsafe { std::mem::transmute::<u128, Decimal>(self.0) }
+    }
+}
+
+/// Evaluates typed code and returns `$dummy` from the closure when it left
+/// a fault: the fault waits for the boundary, and nothing after it runs.
+macro_rules! checked {
+    ($f:ident, $code:expr, $dummy:expr) => {{
+        let value = $code;
+        if $f.failed() {
+            return $dummy;
+        }
+        value
+    }};
 }
 
 /// A program's compiled code: per node, its closure of each kind. A
@@ -137,13 +177,19 @@ impl Builder<'_> {
                 let code = self.bool_of(id, node);
                 let wrapped = code.clone();
                 self.code.bools.push(code);
-                value_code(move |f| wrapped(f).map(Value::Bool))
+                value_code(move |f| {
+                    let b = wrapped(f);
+                    f.settle(b).map(Value::Bool)
+                })
             }
             Class::Int(wrap) => match self.int_of(node) {
                 Some(code) => {
                     let wrapped = code.clone();
                     self.code.ints.push(code);
-                    value_code(move |f| wrapped(f).map(wrap))
+                    value_code(move |f| {
+                        let i = wrapped(f);
+                        f.settle(i).map(wrap)
+                    })
                 }
                 None => fallback,
             },
@@ -151,31 +197,46 @@ impl Builder<'_> {
                 Some(code) => {
                     let wrapped = code.clone();
                     self.code.decimals.push(code);
-                    value_code(move |f| wrapped(f).map(Value::Decimal))
+                    value_code(move |f| {
+                        let d = wrapped(f);
+                        f.settle(d.get()).map(Value::Decimal)
+                    })
                 }
                 None => fallback,
             },
             Class::Other => self.value_of(node).unwrap_or(fallback),
         };
-        let convert = value.clone();
-        if self.code.bools.len() == id as usize {
-            self.code.bools.push(bool_code(move |f| convert(f).map(|v| truthy(&v))));
-        }
-        let convert = value.clone();
-        if self.code.ints.len() == id as usize {
-            self.code.ints.push(int_code(move |f| match convert(f)? {
-                Value::Int(i) | Value::Timestamp(i) | Value::Duration(i) => Ok(i),
-                _ => Ok(0),
-            }));
-        }
-        let convert = value.clone();
-        if self.code.decimals.len() == id as usize {
-            self.code.decimals.push(dec_code(move |f| match convert(f)? {
-                Value::Decimal(d) => Ok(d),
-                _ => Ok(Decimal::ZERO),
-            }));
-        }
+        self.add_conversions(id, &value);
         self.code.values.push(value);
+    }
+
+    /// The typed code of node `id` whose kind has no typed path of that
+    /// type: its value converted the way the generic walk did (`truthy`
+    /// for a bool; zero for a number).
+    fn add_conversions(&mut self, id: NodeId, value: &ValueCode) {
+        if self.code.bools.len() == id as usize {
+            let convert = value.clone();
+            self.code.bools.push(bool_code(move |f| match convert(f) {
+                Ok(v) => truthy(&v),
+                Err(fault) => f.fail(fault, false),
+            }));
+        }
+        if self.code.ints.len() == id as usize {
+            let convert = value.clone();
+            self.code.ints.push(int_code(move |f| match convert(f) {
+                Ok(Value::Int(i) | Value::Timestamp(i) | Value::Duration(i)) => i,
+                Ok(_) => 0,
+                Err(fault) => f.fail(fault, 0),
+            }));
+        }
+        if self.code.decimals.len() == id as usize {
+            let convert = value.clone();
+            self.code.decimals.push(dec_code(move |f| match convert(f) {
+                Ok(Value::Decimal(d)) => Dec::new(d),
+                Ok(_) => Dec::ZERO,
+                Err(fault) => f.fail(fault, Dec::ZERO),
+            }));
+        }
     }
 
     /// A bool node. Every compare, `&&`, `||`, `matches`, membership and
@@ -185,56 +246,77 @@ impl Builder<'_> {
             Node::Compare { op, kind, lhs, rhs } => self.compare(op, kind, lhs, rhs),
             Node::And(lhs, rhs) => {
                 let (l, r) = (self.bool(lhs), self.bool(rhs));
-                bool_code(move |f| f.nested(|f| Ok(l(f)? && r(f)?)))
+                bool_code(move |f| f.nested(|f| l(f) && !f.failed() && r(f)))
             }
             Node::Or(lhs, rhs) => {
                 let (l, r) = (self.bool(lhs), self.bool(rhs));
-                bool_code(move |f| f.nested(|f| Ok(l(f)? || r(f)?)))
+                bool_code(move |f| f.nested(|f| checked!(f, l(f), false) || r(f)))
             }
             Node::Unary(UnaryOp::Not, arg) => {
                 let arg = self.bool(arg);
-                bool_code(move |f| f.nested(|f| Ok(!arg(f)?)))
+                bool_code(move |f| f.nested(|f| !arg(f)))
             }
             Node::Input { offset, read: ReadKind::Bool } => {
-                bool_code(move |f| Ok(f.input.slot(offset as usize).as_bool()))
+                bool_code(move |f| f.input.slot(offset as usize).as_bool())
             }
             Node::Const { slot, .. } if slot.tag() == Tag::Bool => {
                 let b = slot.as_bool();
-                bool_code(move |_| Ok(b))
+                bool_code(move |_| b)
             }
             Node::Let(l) => bool_code(move |f| match &f.scratch.lets[l as usize] {
-                Memo::Done(Value::Bool(b)) => Ok(*b),
-                _ => f.let_value(l).map(|v| truthy(&v)),
+                Memo::Done(Value::Bool(b)) => *b,
+                _ => match f.let_value(l) {
+                    Ok(v) => truthy(&v),
+                    Err(fault) => f.fail(fault, false),
+                },
             }),
-            Node::Rule(r) => bool_code(move |f| Ok(f.rule(RuleId(r)).unwrap_or(false))),
+            Node::Rule(r) => bool_code(move |f| f.rule(RuleId(r)).unwrap_or(false)),
             Node::Field { base, offset, read: ReadKind::Bool } => {
                 let base = self.record(base);
-                bool_code(move |f| Ok(base(f)?.is_some_and(|r| r.slot(offset as usize).as_bool())))
+                bool_code(move |f| base(f).is_some_and(|r| r.slot(offset as usize).as_bool()))
             }
             Node::Matches { subject, regex } => {
                 let subject = self.value(subject);
                 bool_code(move |f| {
                     f.nested(|f| {
-                        let subject = subject(f)?;
-                        f.tick(crate::budget::regex_cost(subject.as_str().len()))?;
-                        Ok(f.p.regexes[regex as usize].is_match(subject.as_str()))
+                        let subject = match subject(f) {
+                            Ok(subject) => subject,
+                            Err(fault) => return f.fail(fault, false),
+                        };
+                        match f.tick(crate::budget::regex_cost(subject.as_str().len())) {
+                            Ok(()) => f.p.regexes[regex as usize].is_match(subject.as_str()),
+                            Err(fault) => f.fail(fault, false),
+                        }
                     })
                 })
             }
             Node::TableHas { table, key } => match self.input_str(key) {
                 Some(offset) => {
-                    bool_code(move |f| Ok(f.p.tables[table as usize].row_str(f.input.str(offset)).is_some()))
+                    bool_code(move |f| f.p.tables[table as usize].row_str(f.input.str(offset)).is_some())
                 }
                 None => {
                     let key = self.value(key);
-                    bool_code(move |f| f.nested(|f| Ok(f.p.tables[table as usize].row(&key(f)?).is_some())))
+                    bool_code(move |f| {
+                        f.nested(|f| match key(f) {
+                            Ok(key) => f.p.tables[table as usize].row(&key).is_some(),
+                            Err(fault) => f.fail(fault, false),
+                        })
+                    })
                 }
             },
             Node::Present(arg) => {
                 let arg = self.value(arg);
-                bool_code(move |f| f.nested(|f| Ok(!arg(f)?.is_absent())))
+                bool_code(move |f| {
+                    f.nested(|f| match arg(f) {
+                        Ok(v) => !v.is_absent(),
+                        Err(fault) => f.fail(fault, false),
+                    })
+                })
             }
-            _ => bool_code(move |f| f.nested(|f| f.eval_node(id)).map(|v| truthy(&v))),
+            _ => bool_code(move |f| match f.nested(|f| f.eval_node(id)) {
+                Ok(v) => truthy(&v),
+                Err(fault) => f.fail(fault, false),
+            }),
         }
     }
 
@@ -243,19 +325,34 @@ impl Builder<'_> {
         match kind {
             CmpKind::Int | CmpKind::Timestamp | CmpKind::Duration => {
                 let (l, r) = (self.int(lhs), self.int(rhs));
-                bool_code(move |f| f.nested(|f| Ok(op.holds(l(f)?.cmp(&r(f)?)))))
+                bool_code(move |f| {
+                    f.nested(|f| {
+                        let a = checked!(f, l(f), false);
+                        op.holds(a.cmp(&r(f)))
+                    })
+                })
             }
             CmpKind::Decimal => {
                 let (l, r) = (self.dec(lhs), self.dec(rhs));
-                bool_code(move |f| f.nested(|f| Ok(op.holds(dec_cmp(l(f)?, r(f)?)))))
+                bool_code(move |f| {
+                    f.nested(|f| {
+                        let a = checked!(f, l(f), false);
+                        op.holds(dec_cmp(a.get(), r(f).get()))
+                    })
+                })
             }
             _ => {
                 let (l, r) = (self.value(lhs), self.value(rhs));
                 bool_code(move |f| {
                     f.nested(|f| {
-                        let (l, r) = (l(f)?, r(f)?);
-                        f.charge(super::walk::work(&l) + super::walk::work(&r));
-                        Ok(op.holds(f.compare(kind, &l, &r)))
+                        let operands = l(f).and_then(|l| Ok((l, r(f)?)));
+                        match operands {
+                            Ok((l, r)) => {
+                                f.charge(super::walk::work(&l) + super::walk::work(&r));
+                                op.holds(f.compare(kind, &l, &r))
+                            }
+                            Err(fault) => f.fail(fault, false),
+                        }
                     })
                 })
             }
@@ -267,36 +364,37 @@ impl Builder<'_> {
     fn int_of(&self, node: &Node) -> Option<IntCode> {
         Some(match *node {
             Node::Input { offset, read: ReadKind::Int | ReadKind::Timestamp | ReadKind::Duration } => {
-                int_code(move |f| Ok(f.input.slot(offset as usize).as_int()))
+                int_code(move |f| f.input.slot(offset as usize).as_int())
             }
             Node::Const { slot, .. } if matches!(slot.tag(), Tag::Int | Tag::Timestamp | Tag::Duration) => {
                 let i = slot.as_int();
-                int_code(move |_| Ok(i))
+                int_code(move |_| i)
             }
             Node::Let(l) => int_code(move |f| match &f.scratch.lets[l as usize] {
-                Memo::Done(Value::Int(i) | Value::Timestamp(i) | Value::Duration(i)) => Ok(*i),
-                _ => match f.let_value(l)? {
-                    Value::Int(i) | Value::Timestamp(i) | Value::Duration(i) => Ok(i),
-                    _ => Ok(0),
+                Memo::Done(Value::Int(i) | Value::Timestamp(i) | Value::Duration(i)) => *i,
+                _ => match f.let_value(l) {
+                    Ok(Value::Int(i) | Value::Timestamp(i) | Value::Duration(i)) => i,
+                    Ok(_) => 0,
+                    Err(fault) => f.fail(fault, 0),
                 },
             }),
             Node::Field { base, offset, read: ReadKind::Int | ReadKind::Timestamp | ReadKind::Duration } => {
                 let base = self.record(base);
-                int_code(move |f| Ok(base(f)?.map_or(0, |r| r.slot(offset as usize).as_int())))
+                int_code(move |f| base(f).map_or(0, |r| r.slot(offset as usize).as_int()))
             }
             Node::Call { func, ref args, extremum_of: Some(TypeTable::INT) } => {
                 let args: Vec<IntCode> = args.iter().map(|a| self.int(*a)).collect();
                 let wins = extreme(func);
                 int_code(move |f| {
                     f.nested(|f| {
-                        let mut best = args[0](f)?;
+                        let mut best = checked!(f, args[0](f), 0);
                         for arg in &args[1..] {
-                            let candidate = arg(f)?;
+                            let candidate = checked!(f, arg(f), 0);
                             if candidate.cmp(&best) == wins {
                                 best = candidate;
                             }
                         }
-                        Ok(best)
+                        best
                     })
                 })
             }
@@ -308,24 +406,25 @@ impl Builder<'_> {
     fn dec_of(&self, node: &Node) -> Option<DecCode> {
         Some(match *node {
             Node::Input { offset, read: ReadKind::Decimal } => {
-                dec_code(move |f| Ok(f.input.slot(offset as usize).as_decimal()))
+                dec_code(move |f| Dec::new(f.input.slot(offset as usize).as_decimal()))
             }
             Node::Const { slot, .. } if slot.tag() == Tag::Decimal => {
-                let d = slot.as_decimal();
-                dec_code(move |_| Ok(d))
+                let d = Dec::new(slot.as_decimal());
+                dec_code(move |_| d)
             }
             Node::Let(l) => dec_code(move |f| match &f.scratch.lets[l as usize] {
-                Memo::Done(Value::Decimal(d)) => Ok(*d),
-                _ => match f.let_value(l)? {
-                    Value::Decimal(d) => Ok(d),
-                    _ => Ok(Decimal::ZERO),
+                Memo::Done(Value::Decimal(d)) => Dec::new(*d),
+                _ => match f.let_value(l) {
+                    Ok(Value::Decimal(d)) => Dec::new(d),
+                    Ok(_) => Dec::ZERO,
+                    Err(fault) => f.fail(fault, Dec::ZERO),
                 },
             }),
             Node::Field { base, offset, read: ReadKind::Decimal } => {
                 let base = self.record(base);
-                dec_code(
-                    move |f| Ok(base(f)?.map_or(Decimal::ZERO, |r| r.slot(offset as usize).as_decimal())),
-                )
+                dec_code(move |f| {
+                    base(f).map_or(Dec::ZERO, |r| Dec::new(r.slot(offset as usize).as_decimal()))
+                })
             }
             Node::Binary(
                 op @ (BinaryOp::AddDecimal | BinaryOp::SubDecimal | BinaryOp::MulDecimal),
@@ -338,32 +437,44 @@ impl Builder<'_> {
                     BinaryOp::SubDecimal => ops::dec_sub,
                     _ => ops::dec_mul,
                 };
-                dec_code(move |f| f.nested(|f| Ok(apply(l(f)?, r(f)?)?)))
+                dec_code(move |f| {
+                    f.nested(|f| {
+                        let a = checked!(f, l(f), Dec::ZERO);
+                        let b = checked!(f, r(f), Dec::ZERO);
+                        f.decimal(apply(a.get(), b.get()))
+                    })
+                })
             }
             Node::Unary(UnaryOp::IntToDecimal, arg) => {
                 let arg = self.int(arg);
-                dec_code(move |f| f.nested(|f| Ok(ops::decimal_from_int(arg(f)?))))
+                dec_code(move |f| f.nested(|f| Dec::new(ops::decimal_from_int(arg(f)))))
             }
             Node::Call { func, ref args, extremum_of: Some(TypeTable::DECIMAL) } => {
                 let args: Vec<DecCode> = args.iter().map(|a| self.dec(*a)).collect();
                 let wins = extreme(func);
                 dec_code(move |f| {
                     f.nested(|f| {
-                        let mut best = args[0](f)?;
+                        let mut best = checked!(f, args[0](f), Dec::ZERO);
                         for arg in &args[1..] {
-                            let candidate = arg(f)?;
-                            if dec_cmp(candidate, best) == wins {
+                            let candidate = checked!(f, arg(f), Dec::ZERO);
+                            if dec_cmp(candidate.get(), best.get()) == wins {
                                 best = candidate;
                             }
                         }
-                        Ok(best)
+                        best
                     })
                 })
             }
             Node::Call { func, ref args, .. } if args.len() == 2 && Midpoint::of(func).is_some() => {
                 let midpoint = Midpoint::of(func)?;
                 let (x, places) = (self.dec(args[0]), self.int(args[1]));
-                dec_code(move |f| f.nested(|f| Ok(ops::dec_round(x(f)?, places(f)?, midpoint)?)))
+                dec_code(move |f| {
+                    f.nested(|f| {
+                        let x = checked!(f, x(f), Dec::ZERO);
+                        let places = checked!(f, places(f), Dec::ZERO);
+                        f.decimal(ops::dec_round(x.get(), places, midpoint))
+                    })
+                })
             }
             _ => return None,
         })
@@ -388,7 +499,8 @@ impl Builder<'_> {
             Node::Field { base, offset, read } => {
                 let base = self.record(base);
                 value_code(move |f| {
-                    Ok(match base(f)? {
+                    let record = base(f);
+                    f.settle(match record {
                         Some(record) => read.read(&f.p.layouts, record, offset as usize),
                         None => Value::Absent,
                     })
@@ -398,23 +510,24 @@ impl Builder<'_> {
         })
     }
 
-    /// The slots of a record-valued node (a field's base); `None` when it
-    /// is not a record (an absent optional).
+    /// The slots of a record-valued node (a field's base).
     fn record(&self, id: NodeId) -> RecordCode {
         match self.nodes[id as usize] {
-            Node::InputRecord => record_code(|f| Ok(Some(f.input))),
+            Node::InputRecord => record_code(|f| Some(f.input)),
             Node::Let(l) => record_code(move |f| match &f.scratch.lets[l as usize] {
-                Memo::Done(Value::Record(record)) => Ok(Some(*record)),
-                _ => match f.let_value(l)? {
-                    Value::Record(record) => Ok(Some(record)),
-                    _ => Ok(None),
+                Memo::Done(Value::Record(record)) => Some(*record),
+                _ => match f.let_value(l) {
+                    Ok(Value::Record(record)) => Some(record),
+                    Ok(_) => None,
+                    Err(fault) => f.fail(fault, None),
                 },
             }),
             _ => {
                 let value = self.value(id);
-                record_code(move |f| match value(f)? {
-                    Value::Record(record) => Ok(Some(record)),
-                    _ => Ok(None),
+                record_code(move |f| match value(f) {
+                    Ok(Value::Record(record)) => Some(record),
+                    Ok(_) => None,
+                    Err(fault) => f.fail(fault, None),
                 })
             }
         }
@@ -455,19 +568,56 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
     /// Evaluates a `bool` node.
     pub(super) fn eval_bool(&mut self, id: NodeId) -> Result<bool, Fault> {
         let p = self.p;
-        (p.code.bools[id as usize])(self)
+        let b = (p.code.bools[id as usize])(self);
+        self.settle(b)
     }
 
     /// Evaluates a `decimal` node.
     pub(super) fn eval_dec(&mut self, id: NodeId) -> Result<Decimal, Fault> {
         let p = self.p;
-        (p.code.decimals[id as usize])(self)
+        let d = (p.code.decimals[id as usize])(self);
+        self.settle(d.get())
     }
 
     /// Evaluates an `int`, `timestamp` or `duration` node.
     pub(super) fn eval_int(&mut self, id: NodeId) -> Result<i64, Fault> {
         let p = self.p;
-        (p.code.ints[id as usize])(self)
+        let i = (p.code.ints[id as usize])(self);
+        self.settle(i)
+    }
+
+    /// Whether typed code left a fault.
+    #[inline(always)]
+    fn failed(&self) -> bool {
+        self.fault.is_some()
+    }
+
+    /// Leaves `fault` for the boundary and returns `dummy`, which no one
+    /// reads.
+    #[cold]
+    #[inline(never)]
+    fn fail<T>(&mut self, fault: Fault, dummy: T) -> T {
+        self.fault = Some(fault);
+        dummy
+    }
+
+    /// A typed code's result at a boundary: its value, or the fault it
+    /// left.
+    #[inline(always)]
+    fn settle<T>(&mut self, value: T) -> Result<T, Fault> {
+        match self.fault.take() {
+            None => Ok(value),
+            Some(fault) => Err(fault),
+        }
+    }
+
+    /// A decimal operation's result as typed code returns it.
+    #[inline(always)]
+    fn decimal(&mut self, result: crate::error::EvalResult<Decimal>) -> Dec {
+        match result {
+            Ok(d) => Dec::new(d),
+            Err(error) => self.fail(Fault::from(error), Dec::ZERO),
+        }
     }
 }
 

@@ -151,6 +151,8 @@ struct Frame<'p, 'a> {
     /// Work left before the budget is asked for more (`crate::budget`).
     fuel: i64,
     budget: &'a Budget,
+    /// The fault typed code left for its boundary (`compile.rs`).
+    fault: Option<Fault>,
     /// Says that the program outlives the values, so the compiled code's
     /// closures (`compile.rs`), generic over both lifetimes, may rely on it.
     _outlives: PhantomData<&'a &'p ()>,
@@ -185,6 +187,7 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
             memoise_all,
             fuel: crate::budget::FUEL_STEP,
             budget,
+            fault: None,
             _outlives: PhantomData,
         }
     }
