@@ -182,7 +182,7 @@ impl Builder<'_> {
                     f.settle(b).map(Value::Bool)
                 })
             }
-            Class::Int(wrap) => match self.int_of(node) {
+            Class::Int(wrap) => match self.int_of(node, wrap) {
                 Some(code) => {
                     let wrapped = code.clone();
                     self.code.ints.push(code);
@@ -265,6 +265,7 @@ impl Builder<'_> {
             }
             Node::Let(l) => bool_code(move |f| match &f.scratch.lets[l as usize] {
                 Memo::Done(Value::Bool(b)) => *b,
+                Memo::Todo => f.typed_let(l, |f, value| (f.p.code.bools[value])(f), Value::Bool, false),
                 _ => match f.let_value(l) {
                     Ok(v) => truthy(&v),
                     Err(fault) => f.fail(fault, false),
@@ -361,7 +362,10 @@ impl Builder<'_> {
 
     /// An `int`, `timestamp` or `duration` node, when its kind has a typed
     /// path.
-    fn int_of(&self, node: &Node) -> Option<IntCode> {
+    ///
+    /// `wrap` makes the node's `Value` (`Value::Int`, `Value::Timestamp`
+    /// or `Value::Duration`), which a let's memo keeps.
+    fn int_of(&self, node: &Node, wrap: fn(i64) -> Value<'static>) -> Option<IntCode> {
         Some(match *node {
             Node::Input { offset, read: ReadKind::Int | ReadKind::Timestamp | ReadKind::Duration } => {
                 int_code(move |f| f.input.slot(offset as usize).as_int())
@@ -372,6 +376,7 @@ impl Builder<'_> {
             }
             Node::Let(l) => int_code(move |f| match &f.scratch.lets[l as usize] {
                 Memo::Done(Value::Int(i) | Value::Timestamp(i) | Value::Duration(i)) => *i,
+                Memo::Todo => f.typed_let(l, |f, value| (f.p.code.ints[value])(f), wrap, 0),
                 _ => match f.let_value(l) {
                     Ok(Value::Int(i) | Value::Timestamp(i) | Value::Duration(i)) => i,
                     Ok(_) => 0,
@@ -414,6 +419,12 @@ impl Builder<'_> {
             }
             Node::Let(l) => dec_code(move |f| match &f.scratch.lets[l as usize] {
                 Memo::Done(Value::Decimal(d)) => Dec::new(*d),
+                Memo::Todo => f.typed_let(
+                    l,
+                    |f, value| (f.p.code.decimals[value])(f),
+                    |d| Value::Decimal(d.get()),
+                    Dec::ZERO,
+                ),
                 _ => match f.let_value(l) {
                     Ok(Value::Decimal(d)) => Dec::new(d),
                     Ok(_) => Dec::ZERO,
@@ -443,6 +454,33 @@ impl Builder<'_> {
                         let b = checked!(f, r(f), Dec::ZERO);
                         f.decimal(apply(a.get(), b.get()))
                     })
+                })
+            }
+            Node::TableGet { table, key, int_key: false } => match self.input_str(key) {
+                Some(offset) => dec_code(move |f| {
+                    let key_text = f.input.str(offset);
+                    let table_ref = &f.p.tables[table as usize];
+                    match table_ref.row_str(key_text) {
+                        Some(row) => table_decimal(f, table as usize, row),
+                        None => {
+                            let fault = f.missing_key(key, &Value::Str(key_text), &table_ref.name);
+                            f.fail(fault, Dec::ZERO)
+                        }
+                    }
+                }),
+                None => return None,
+            },
+            Node::TableGet { table, key, int_key: true } => {
+                let key_code = self.int(key);
+                dec_code(move |f| {
+                    let i = checked!(f, key_code(f), Dec::ZERO);
+                    match f.p.tables[table as usize].row_int(i) {
+                        Some(row) => table_decimal(f, table as usize, row),
+                        None => {
+                            let fault = f.missing_key(key, &Value::Int(i), &f.p.tables[table as usize].name);
+                            f.fail(fault, Dec::ZERO)
+                        }
+                    }
                 })
             }
             Node::Unary(UnaryOp::IntToDecimal, arg) => {
@@ -586,6 +624,31 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
         self.settle(i)
     }
 
+    /// A let's first use from typed code: its value computed by the typed
+    /// code of its value node (`code`) and memoised as a `Value` (`wrap`),
+    /// as `Frame::compute_let` does for every other use.
+    #[inline(never)]
+    fn typed_let<T: Copy>(
+        &mut self,
+        id: u32,
+        code: impl FnOnce(&mut Self, usize) -> T,
+        wrap: impl FnOnce(T) -> Value<'a>,
+        dummy: T,
+    ) -> T {
+        let value = self.start_let(id);
+        let computed = code(self, value as usize);
+        match self.fault.take() {
+            None => {
+                self.scratch.lets[id as usize] = Memo::Done(wrap(computed));
+                computed
+            }
+            Some(fault) => match self.memoise_let(id, Err(fault)) {
+                Err(fault) => self.fail(fault, dummy),
+                Ok(_) => dummy,
+            },
+        }
+    }
+
     /// Whether typed code left a fault.
     #[inline(always)]
     fn failed(&self) -> bool {
@@ -618,6 +681,15 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
             Ok(d) => Dec::new(d),
             Err(error) => self.fail(Fault::from(error), Dec::ZERO),
         }
+    }
+}
+
+/// The decimal value of row `row` of a decimal-valued table.
+#[inline]
+fn table_decimal(f: &Frame<'_, '_>, table: usize, row: u32) -> Dec {
+    match f.p.tables[table].value(&f.p.layouts, row, TypeTable::DECIMAL) {
+        Value::Decimal(d) => Dec::new(d),
+        _ => Dec::ZERO,
     }
 }
 

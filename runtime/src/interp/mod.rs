@@ -32,7 +32,7 @@ use crate::context::Context;
 use crate::data::RecordRef;
 use crate::error::{EvalError, Fault};
 use crate::host::HostFn;
-use crate::program::Program;
+use crate::program::{NodeId, Program};
 use crate::result::{EffectResult, ErrorEntry, Evaluation, Outcomes};
 use crate::semantics::{self, ops};
 use crate::value::{Schema, Value, render, render_template};
@@ -432,14 +432,26 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
     /// A let's first use: computes and memoises it.
     #[inline(never)]
     fn compute_let(&mut self, id: u32) -> Result<Value<'a>, Fault> {
-        let index = id as usize;
-        self.scratch.lets[index] = Memo::Busy;
-        let l = &self.p.contract.lets[index];
-        let result = self.eval(l.value.0).map_err(|fault| match fault.error() {
+        let value = self.start_let(id);
+        let result = self.eval(value);
+        self.memoise_let(id, result)
+    }
+
+    /// Marks a let as being computed and returns the node of its value.
+    #[inline(always)]
+    fn start_let(&mut self, id: u32) -> NodeId {
+        self.scratch.lets[id as usize] = Memo::Busy;
+        self.p.contract.lets[id as usize].value.0
+    }
+
+    /// Keeps a let's computed value or fault (a fault names the let that
+    /// hit it, the innermost one) and returns it.
+    fn memoise_let(&mut self, id: u32, result: Result<Value<'a>, Fault>) -> Result<Value<'a>, Fault> {
+        let result = result.map_err(|fault| match fault.error() {
             EvalError::Let { .. } => fault,
             _ => Fault::from(EvalError::Let { id, error: Box::new(fault.into_error()) }),
         });
-        self.scratch.lets[index] = match &result {
+        self.scratch.lets[id as usize] = match &result {
             Ok(v) => Memo::Done(v.clone()),
             Err(e) => Memo::Failed(e.clone()),
         };
