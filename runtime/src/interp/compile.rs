@@ -642,10 +642,11 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
                 self.scratch.lets[id as usize] = Memo::Done(wrap(computed));
                 computed
             }
-            Some(fault) => match self.memoise_let(id, Err(fault)) {
-                Err(fault) => self.fail(fault, dummy),
-                Ok(_) => dummy,
-            },
+            Some(fault) => {
+                let fault = self.let_fault(id, fault);
+                self.scratch.lets[id as usize] = Memo::Failed(fault.clone());
+                self.fail(fault, dummy)
+            }
         }
     }
 

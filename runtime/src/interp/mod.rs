@@ -444,18 +444,23 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
         self.p.contract.lets[id as usize].value.0
     }
 
-    /// Keeps a let's computed value or fault (a fault names the let that
-    /// hit it, the innermost one) and returns it.
+    /// Keeps a let's computed value or fault and returns it.
     fn memoise_let(&mut self, id: u32, result: Result<Value<'a>, Fault>) -> Result<Value<'a>, Fault> {
-        let result = result.map_err(|fault| match fault.error() {
-            EvalError::Let { .. } => fault,
-            _ => Fault::from(EvalError::Let { id, error: Box::new(fault.into_error()) }),
-        });
+        let result = result.map_err(|fault| self.let_fault(id, fault));
         self.scratch.lets[id as usize] = match &result {
             Ok(v) => Memo::Done(v.clone()),
             Err(e) => Memo::Failed(e.clone()),
         };
         result
+    }
+
+    /// The fault of a let that failed: it names the let that hit it, the
+    /// innermost one.
+    fn let_fault(&self, id: u32, fault: Fault) -> Fault {
+        match fault.error() {
+            EvalError::Let { .. } => fault,
+            _ => Fault::from(EvalError::Let { id, error: Box::new(fault.into_error()) }),
+        }
     }
 
     fn now(&mut self) -> i64 {
