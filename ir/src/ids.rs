@@ -12,6 +12,7 @@ macro_rules! define_id {
 
         impl $name {
             /// The id as an index into its table.
+            #[inline]
             pub fn index(self) -> usize {
                 self.0 as usize
             }
@@ -21,6 +22,7 @@ macro_rules! define_id {
             /// # Panics
             /// When `index` does not fit in a `u32`; tables are bounded far
             /// below that by the compiler and the bundle loader.
+            #[inline]
             pub fn from_index(index: usize) -> Self {
                 Self(u32::try_from(index).expect("id fits in u32"))
             }

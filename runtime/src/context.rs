@@ -37,12 +37,22 @@ pub struct RulePlan {
     /// Some expression refers to the rule (`rules.<id>`): both engines
     /// compute it at most once, for its turn or for the reference.
     pub referenced: bool,
+    /// The rule's memo among the referenced rules' (their order), when
+    /// it is referenced: the interpreter keeps memos for those only.
+    pub memo: u32,
 }
 
 impl RulePlan {
-    pub fn new(rule: &ir::Rule, referenced: bool) -> RulePlan {
+    /// The plan of `rule`; `memo` is its place among the referenced rules
+    /// when it is one of them.
+    pub fn new(rule: &ir::Rule, memo: Option<u32>) -> RulePlan {
         let channels = rule.channels.as_ref().map(|ids| ids.iter().fold(0u64, |mask, c| mask | 1 << c.0));
-        RulePlan { channels, component: rule.component, referenced }
+        RulePlan {
+            channels,
+            component: rule.component,
+            referenced: memo.is_some(),
+            memo: memo.unwrap_or(u32::MAX),
+        }
     }
 
     /// Whether the rule runs for a request of `context`: on one of its

@@ -148,8 +148,25 @@ pub fn pack_decimal(value: Decimal) -> (u64, u64) {
     (u64::from(lo) | (u64::from(mid) << 32), u64::from(hi) | (u64::from(flags) << 32))
 }
 
-/// The inverse of [`pack_decimal`].
+/// The inverse of [`pack_decimal`]. The common case builds the decimal
+/// from its parts in line; a negative zero (whose sign `from_parts` would
+/// drop) and a scale no `Decimal` has take `Decimal::deserialize`, so
+/// every slot unpacks to exactly the decimal it was packed from.
+#[inline]
 pub fn unpack_decimal(a: u64, b: u64) -> Decimal {
+    let flags = (b >> 32) as u32;
+    let (lo, mid, hi) = (a as u32, (a >> 32) as u32, b as u32);
+    let negative = flags & 0x8000_0000 != 0;
+    let scale = (flags >> 16) & 0xff;
+    if scale > Decimal::MAX_SCALE || negative && a == 0 && hi == 0 {
+        return unpack_decimal_rare(a, b);
+    }
+    Decimal::from_parts(lo, mid, hi, negative, scale)
+}
+
+#[cold]
+#[inline(never)]
+fn unpack_decimal_rare(a: u64, b: u64) -> Decimal {
     let mut bytes = [0u8; 16];
     bytes[0..4].copy_from_slice(&((b >> 32) as u32).to_le_bytes());
     bytes[4..8].copy_from_slice(&(a as u32).to_le_bytes());
@@ -351,10 +368,19 @@ mod tests {
             let d = Decimal::from_str(text).unwrap();
             let (a, b) = pack_decimal(d);
             let back = unpack_decimal(a, b);
+            assert_eq!(back.serialize(), d.serialize(), "{text}: the same bits");
             assert_eq!(back.to_string(), d.to_string());
             assert_eq!((b >> 48) as u8 as u32, d.scale(), "{text}: scale in bits 48..56");
             assert_eq!(b >> 63 == 1, d.is_sign_negative());
         }
+    }
+
+    #[test]
+    fn a_negative_zero_keeps_its_sign() {
+        let mut zero = Decimal::from_str("0.00").unwrap();
+        zero.set_sign_negative(true);
+        let (a, b) = pack_decimal(zero);
+        assert_eq!(unpack_decimal(a, b).serialize(), zero.serialize());
     }
 
     #[test]

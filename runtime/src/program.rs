@@ -311,8 +311,8 @@ pub struct Program {
     /// Per rule: its channels, component and whether it is referenced,
     /// as both engines schedule it.
     pub rules: Vec<RulePlan>,
-    /// Whether some expression refers to any rule (`rules.<id>`).
-    pub any_rule_referenced: bool,
+    /// How many rules some expression refers to (`rules.<id>`).
+    pub referenced_rules: usize,
     /// Per effect: the addition `combine: sum` uses on its type
     /// (`BinaryOp::add_for`; read under that policy only).
     pub effect_adds: Vec<BinaryOp>,
@@ -356,8 +356,19 @@ impl Program {
             })
             .collect();
         let referenced = contract.referenced_rules();
-        let rules = contract.rules.iter().zip(&referenced).map(|(r, &refd)| RulePlan::new(r, refd)).collect();
-        let any_rule_referenced = referenced.contains(&true);
+        let mut referenced_rules = 0;
+        let rules = contract
+            .rules
+            .iter()
+            .zip(&referenced)
+            .map(|(rule, &is_referenced)| {
+                let memo = is_referenced.then(|| {
+                    referenced_rules += 1;
+                    referenced_rules as u32 - 1
+                });
+                RulePlan::new(rule, memo)
+            })
+            .collect();
         let effect_adds = contract.effects.iter().map(|e| BinaryOp::add_for(e.ty)).collect();
         let input_read = input_read(&contract, &layouts, &nodes);
         let code = crate::interp::Code::new(&contract, &nodes);
@@ -368,7 +379,7 @@ impl Program {
             tables,
             regexes,
             rules,
-            any_rule_referenced,
+            referenced_rules,
             effect_adds,
             code,
             field_maps,

@@ -639,12 +639,12 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
         let computed = code(self, value as usize);
         match self.fault.take() {
             None => {
-                self.scratch.lets[id as usize] = Memo::Done(wrap(computed));
+                self.scratch.lets[id as usize].set(Memo::Done(wrap(computed)));
                 computed
             }
             Some(fault) => {
                 let fault = self.let_fault(id, fault);
-                self.scratch.lets[id as usize] = Memo::Failed(fault.clone());
+                self.scratch.lets[id as usize].set(Memo::Failed(fault.clone()));
                 self.fail(fault, dummy)
             }
         }

@@ -32,7 +32,7 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
     pub(super) fn trace(&mut self, context: &Context, id: RuleId) -> RuleTrace {
         let rule = &self.p.contract.rules[id.index()];
         let applied = self.p.rules[id.index()].applies(context);
-        let fired = match &self.scratch.rules[id.index()] {
+        let fired = match &self.scratch.rules[self.memo(id)] {
             Memo::Done(done) => Some(Ok(done.fired)),
             Memo::Failed(fault) => Some(Err(fault.error().to_string())),
             Memo::Todo | Memo::Busy => None,

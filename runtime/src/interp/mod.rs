@@ -59,6 +59,19 @@ enum Memo<T> {
     Failed(Fault),
 }
 
+impl<T> Memo<T> {
+    /// Replaces the memo; only a memo that holds something (`Done`,
+    /// `Failed`) runs the drop glue, so the usual steps (`Todo` to `Busy`
+    /// to `Done`) cost a store each.
+    #[inline(always)]
+    fn set(&mut self, new: Memo<T>) {
+        let old = std::mem::replace(self, new);
+        if matches!(old, Memo::Todo | Memo::Busy) {
+            std::mem::forget(old);
+        }
+    }
+}
+
 /// A computed rule: whether it fired, and its rendered messages and effect
 /// values (a range of `Scratch::rule_effects`) until they are committed.
 #[derive(Clone, Debug, Default)]
@@ -94,14 +107,12 @@ struct Scratch<'a> {
 
 impl<'a> Scratch<'a> {
     /// Takes this thread's scratch (or a fresh one when it is in use, by a
-    /// host function evaluating another contract) sized for `c`, with a
-    /// memo for every rule when `rule_memos`.
-    fn take(c: &ir::Contract, rule_memos: bool) -> Box<Scratch<'a>> {
+    /// host function evaluating another contract) sized for `c`, with
+    /// `rule_memos` rule memos.
+    fn take(c: &ir::Contract, rule_memos: usize) -> Box<Scratch<'a>> {
         let mut scratch: Box<Scratch<'a>> = SCRATCH.with(Cell::take).unwrap_or_default();
         scratch.lets.resize_with(c.lets.len(), || Memo::Todo);
-        if rule_memos {
-            scratch.rules.resize_with(c.rules.len(), || Memo::Todo);
-        }
+        scratch.rules.resize_with(rule_memos, || Memo::Todo);
         scratch.locals.resize(c.locals.len(), Value::Absent);
         scratch.effects.resize(c.effects.len(), None);
         scratch
@@ -145,8 +156,9 @@ struct Frame<'p, 'a> {
     /// Below this stack address, nested evaluation grows the stack
     /// first (`ir::stack::floor`).
     stack_floor: usize,
-    /// Keep every rule's outcome in its memo (for `--explain`), not only
-    /// those of the rules some expression refers to.
+    /// Keep every rule's outcome in its memo, the rule's index (for
+    /// `--explain`), not only those of the rules some expression refers
+    /// to, at their `RulePlan::memo`.
     memoise_all: bool,
     /// Work left before the budget is asked for more (`crate::budget`).
     fuel: i64,
@@ -181,7 +193,10 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
             hosts,
             input,
             now: context.now,
-            scratch: ManuallyDrop::new(Scratch::take(c, memoise_all || p.any_rule_referenced)),
+            scratch: ManuallyDrop::new(Scratch::take(
+                c,
+                if memoise_all { c.rules.len() } else { p.referenced_rules },
+            )),
             errors: Vec::new(),
             stack_floor: ir::stack::floor(),
             memoise_all,
@@ -230,7 +245,8 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
             if !plan.applies(context) {
                 continue;
             }
-            let id = RuleId::from_index(i);
+            // `i` fits: the verifier bounds a contract's rules by `RuleId`.
+            let id = RuleId(i as u32);
             let outcome = if self.memoise_all || plan.referenced {
                 self.rule(id).and_then(|fired| {
                     if fired { self.commit(id, &mut tally).map(|()| true) } else { Ok(false) }
@@ -260,23 +276,31 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
     /// `rules.<id>` reference; a rule that fails counts as not fired and
     /// its error is listed (once).
     fn rule(&mut self, id: RuleId) -> Result<bool, ()> {
-        match &self.scratch.rules[id.index()] {
+        let memo = self.memo(id);
+        match &self.scratch.rules[memo] {
             Memo::Done(done) => return Ok(done.fired),
             Memo::Failed(_) => return Err(()),
             Memo::Busy => return Ok(false),
             Memo::Todo => {}
         }
-        self.scratch.rules[id.index()] = Memo::Busy;
+        self.scratch.rules[memo].set(Memo::Busy);
         let computed = self.compute_rule(id);
         let failed = computed.is_err();
-        self.scratch.rules[id.index()] = match computed {
+        let memo_now = match computed {
             Ok(done) => Memo::Done(done),
             Err(fault) => {
                 self.record_error(id, fault.error());
                 Memo::Failed(fault)
             }
         };
-        if failed { Err(()) } else { Ok(matches!(&self.scratch.rules[id.index()], Memo::Done(d) if d.fired)) }
+        self.scratch.rules[memo].set(memo_now);
+        if failed { Err(()) } else { Ok(matches!(&self.scratch.rules[memo], Memo::Done(d) if d.fired)) }
+    }
+
+    /// Where a memoised rule's memo is (`Frame::memoise_all`).
+    #[inline(always)]
+    fn memo(&self, id: RuleId) -> usize {
+        if self.memoise_all { id.index() } else { self.p.rules[id.index()].memo as usize }
     }
 
     fn compute_rule(&mut self, id: RuleId) -> Result<RuleDone, Fault> {
@@ -345,7 +369,8 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
     /// Adds a fired rule's outcomes to the result: its effects first, all
     /// or nothing (a sum may overflow), then its reason and finding.
     fn commit(&mut self, id: RuleId, tally: &mut Tally<'p>) -> Result<(), ()> {
-        let Memo::Done(done) = &mut self.scratch.rules[id.index()] else { return Ok(()) };
+        let memo = self.memo(id);
+        let Memo::Done(done) = &mut self.scratch.rules[memo] else { return Ok(()) };
         let done =
             RuleDone { fired: true, message: done.message.take(), finding: done.finding.take(), ..*done };
         self.commit_done(id, done, tally)
@@ -355,9 +380,19 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
     fn commit_done(&mut self, id: RuleId, done: RuleDone, tally: &mut Tally<'p>) -> Result<(), ()> {
         let rule: &'p ir::Rule = &self.p.contract.rules[id.index()];
         let RuleDone { message, finding, effects: (start, end), .. } = done;
+        if start < end {
+            self.commit_effects(id, start as usize..end as usize)?;
+        }
+        tally.outcomes.add(rule, message, finding);
+        Ok(())
+    }
+
+    /// Combines a fired rule's effect values (`range` of
+    /// `Scratch::rule_effects`) into the effects, all or none.
+    fn commit_effects(&mut self, id: RuleId, range: std::ops::Range<usize>) -> Result<(), ()> {
         let mut pending = std::mem::take(&mut self.scratch.pending);
         let mut combined = Ok(());
-        for i in start as usize..end as usize {
+        for i in range {
             let (effect, value) = self.scratch.rule_effects[i].clone();
             let next = match &self.scratch.effects[effect] {
                 None => Ok(value),
@@ -390,9 +425,7 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
         };
         pending.clear();
         self.scratch.pending = pending;
-        outcome?;
-        tally.outcomes.add(rule, message, finding);
-        Ok(())
+        outcome
     }
 
     /// Builds the result from the tally and the combined effects.
@@ -440,17 +473,17 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
     /// Marks a let as being computed and returns the node of its value.
     #[inline(always)]
     fn start_let(&mut self, id: u32) -> NodeId {
-        self.scratch.lets[id as usize] = Memo::Busy;
+        self.scratch.lets[id as usize].set(Memo::Busy);
         self.p.contract.lets[id as usize].value.0
     }
 
     /// Keeps a let's computed value or fault and returns it.
     fn memoise_let(&mut self, id: u32, result: Result<Value<'a>, Fault>) -> Result<Value<'a>, Fault> {
         let result = result.map_err(|fault| self.let_fault(id, fault));
-        self.scratch.lets[id as usize] = match &result {
+        self.scratch.lets[id as usize].set(match &result {
             Ok(v) => Memo::Done(v.clone()),
             Err(e) => Memo::Failed(e.clone()),
-        };
+        });
         result
     }
 

@@ -39,10 +39,12 @@ pub fn small(d: Decimal) -> Option<(i64, u32)> {
     i64::try_from(m).ok().map(|m| (m, d.scale()))
 }
 
-/// Builds `mantissa / 10^scale` (scale at most 28).
+/// Builds `mantissa / 10^scale` (scale at most 28), as `Decimal::new`
+/// does, from the parts and in line.
 #[inline]
 fn make(mantissa: i64, scale: u32) -> Decimal {
-    Decimal::new(mantissa, scale)
+    let magnitude = mantissa.unsigned_abs();
+    Decimal::from_parts(magnitude as u32, (magnitude >> 32) as u32, 0, mantissa < 0, scale)
 }
 
 /// `a` brought to scale `to` (greater than its own), if it fits.
