@@ -156,9 +156,9 @@ struct Frame<'p, 'a> {
     /// Below this stack address, nested evaluation grows the stack
     /// first (`ir::stack::floor`).
     stack_floor: usize,
-    /// Keep every rule's outcome in its memo, the rule's index (for
-    /// `--explain`), not only those of the rules some expression refers
-    /// to, at their `RulePlan::memo`.
+    /// Keep every rule's outcome, each in the memo at the rule's index
+    /// (for `--explain`); otherwise only the rules some expression refers
+    /// to have memos, at their `RulePlan::memo`.
     memoise_all: bool,
     /// Work left before the budget is asked for more (`crate::budget`).
     fuel: i64,
