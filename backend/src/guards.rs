@@ -66,7 +66,7 @@ pub enum Test {
 pub fn guards(program: &Program) -> Vec<Guard> {
     let c = &program.contract;
     (0..c.rules.len())
-        .filter(|&i| !program.rules[i].referenced)
+        .filter(|&i| !program.rules[i].referenced())
         .filter_map(|i| {
             let leaf = first_operand(c, c.rules[i].when);
             test(program, leaf).map(|(slot, test)| Guard { rule: i, slot, test })

@@ -126,7 +126,7 @@ pub(crate) fn declare(module: &mut dyn Module, program: &Program) -> Result<Decl
     let lets =
         (0..c.lets.len()).map(|i| declare(format!("let{i}"), Linkage::Local)).collect::<Result<_, _>>()?;
     let rules = (program.rules.iter().enumerate())
-        .map(|(i, rule)| rule.referenced.then(|| declare(format!("rule{i}"), Linkage::Local)).transpose())
+        .map(|(i, rule)| rule.referenced().then(|| declare(format!("rule{i}"), Linkage::Local)).transpose())
         .collect::<Result<_, _>>()?;
     let entry = declare("entry".to_string(), Linkage::Export)?;
     Ok(Declared { lets, rules, entry })

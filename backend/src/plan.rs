@@ -132,7 +132,7 @@ impl Plan {
             guard_word,
             words: next,
             addresses: Addresses::new(program),
-            checks_stack: c.lets.len() + program.rules.iter().filter(|r| r.referenced).count()
+            checks_stack: c.lets.len() + program.rules.iter().filter(|r| r.referenced()).count()
                 > UNCHECKED_CALL_DEPTH,
         }
     }

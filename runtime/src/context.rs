@@ -34,12 +34,11 @@ pub struct RulePlan {
     pub channels: Option<u64>,
     /// The component the rule belongs to, if any.
     pub component: Option<ComponentId>,
-    /// Some expression refers to the rule (`rules.<id>`): both engines
-    /// compute it at most once, for its turn or for the reference.
-    pub referenced: bool,
-    /// The rule's memo among the referenced rules' (their order), when
-    /// it is referenced: the interpreter keeps memos for those only.
-    pub memo: u32,
+    /// When some expression refers to the rule (`rules.<id>`), its place
+    /// among the referenced rules (their order): both engines compute such
+    /// a rule at most once, for its turn or for the reference, and the
+    /// interpreter keeps memos for those rules only.
+    pub memo: Option<u32>,
 }
 
 impl RulePlan {
@@ -47,12 +46,12 @@ impl RulePlan {
     /// when it is one of them.
     pub fn new(rule: &ir::Rule, memo: Option<u32>) -> RulePlan {
         let channels = rule.channels.as_ref().map(|ids| ids.iter().fold(0u64, |mask, c| mask | 1 << c.0));
-        RulePlan {
-            channels,
-            component: rule.component,
-            referenced: memo.is_some(),
-            memo: memo.unwrap_or(u32::MAX),
-        }
+        RulePlan { channels, component: rule.component, memo }
+    }
+
+    /// Whether some expression refers to the rule.
+    pub fn referenced(&self) -> bool {
+        self.memo.is_some()
     }
 
     /// Whether the rule runs for a request of `context`: on one of its

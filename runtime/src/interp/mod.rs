@@ -247,7 +247,7 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
             }
             // `i` fits: the verifier bounds a contract's rules by `RuleId`.
             let id = RuleId(i as u32);
-            let outcome = if self.memoise_all || plan.referenced {
+            let outcome = if self.memoise_all || plan.referenced() {
                 self.rule(id).and_then(|fired| {
                     if fired { self.commit(id, &mut tally).map(|()| true) } else { Ok(false) }
                 })
@@ -300,7 +300,10 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
     /// Where a memoised rule's memo is (`Frame::memoise_all`).
     #[inline(always)]
     fn memo(&self, id: RuleId) -> usize {
-        if self.memoise_all { id.index() } else { self.p.rules[id.index()].memo as usize }
+        match self.p.rules[id.index()].memo {
+            Some(memo) if !self.memoise_all => memo as usize,
+            _ => id.index(),
+        }
     }
 
     fn compute_rule(&mut self, id: RuleId) -> Result<RuleDone, Fault> {
