@@ -17,18 +17,25 @@ use crate::error::{EvalError, EvalResult};
 const NANOS_PER_DAY: i64 = 86_400_000_000_000;
 const NANOS_PER_HOUR: i64 = 3_600_000_000_000;
 
+/// The overflow of an operation on `kind`, made only when it happens: an
+/// error made eagerly (`ok_or`) is dropped on every operation that fits.
+#[cold]
+fn overflow(kind: &'static str) -> EvalError {
+    EvalError::Overflow(kind)
+}
+
 // ----- int -----
 
 pub fn int_add(a: i64, b: i64) -> EvalResult<i64> {
-    a.checked_add(b).ok_or(EvalError::Overflow("int"))
+    a.checked_add(b).ok_or_else(|| overflow("int"))
 }
 
 pub fn int_sub(a: i64, b: i64) -> EvalResult<i64> {
-    a.checked_sub(b).ok_or(EvalError::Overflow("int"))
+    a.checked_sub(b).ok_or_else(|| overflow("int"))
 }
 
 pub fn int_mul(a: i64, b: i64) -> EvalResult<i64> {
-    a.checked_mul(b).ok_or(EvalError::Overflow("int"))
+    a.checked_mul(b).ok_or_else(|| overflow("int"))
 }
 
 /// Truncates toward zero, as Rust does.
@@ -36,7 +43,7 @@ pub fn int_div(a: i64, b: i64) -> EvalResult<i64> {
     if b == 0 {
         return Err(EvalError::DivisionByZero);
     }
-    a.checked_div(b).ok_or(EvalError::Overflow("int"))
+    a.checked_div(b).ok_or_else(|| overflow("int"))
 }
 
 /// The remainder of truncating division; its sign follows `a`.
@@ -44,43 +51,43 @@ pub fn int_rem(a: i64, b: i64) -> EvalResult<i64> {
     if b == 0 {
         return Err(EvalError::DivisionByZero);
     }
-    a.checked_rem(b).ok_or(EvalError::Overflow("int"))
+    a.checked_rem(b).ok_or_else(|| overflow("int"))
 }
 
 pub fn int_neg(a: i64) -> EvalResult<i64> {
-    a.checked_neg().ok_or(EvalError::Overflow("int"))
+    a.checked_neg().ok_or_else(|| overflow("int"))
 }
 
 pub fn int_abs(a: i64) -> EvalResult<i64> {
-    a.checked_abs().ok_or(EvalError::Overflow("int"))
+    a.checked_abs().ok_or_else(|| overflow("int"))
 }
 
 // ----- decimal -----
 
 pub fn dec_add(a: Decimal, b: Decimal) -> EvalResult<Decimal> {
-    decimal::add(a, b).ok_or(EvalError::Overflow("decimal"))
+    decimal::add(a, b).ok_or_else(|| overflow("decimal"))
 }
 
 pub fn dec_sub(a: Decimal, b: Decimal) -> EvalResult<Decimal> {
-    decimal::sub(a, b).ok_or(EvalError::Overflow("decimal"))
+    decimal::sub(a, b).ok_or_else(|| overflow("decimal"))
 }
 
 pub fn dec_mul(a: Decimal, b: Decimal) -> EvalResult<Decimal> {
-    decimal::mul(a, b).ok_or(EvalError::Overflow("decimal"))
+    decimal::mul(a, b).ok_or_else(|| overflow("decimal"))
 }
 
 pub fn dec_div(a: Decimal, b: Decimal) -> EvalResult<Decimal> {
     if b.is_zero() {
         return Err(EvalError::DivisionByZero);
     }
-    a.checked_div(b).ok_or(EvalError::Overflow("decimal"))
+    a.checked_div(b).ok_or_else(|| overflow("decimal"))
 }
 
 pub fn dec_rem(a: Decimal, b: Decimal) -> EvalResult<Decimal> {
     if b.is_zero() {
         return Err(EvalError::DivisionByZero);
     }
-    a.checked_rem(b).ok_or(EvalError::Overflow("decimal"))
+    a.checked_rem(b).ok_or_else(|| overflow("decimal"))
 }
 
 pub fn dec_neg(a: Decimal) -> Decimal {
@@ -214,31 +221,31 @@ pub fn compare_str(a: &str, b: &str) -> Ordering {
 // ----- time -----
 
 pub fn timestamp_add(t: i64, d: i64) -> EvalResult<i64> {
-    t.checked_add(d).ok_or(EvalError::Overflow("timestamp"))
+    t.checked_add(d).ok_or_else(|| overflow("timestamp"))
 }
 
 pub fn timestamp_sub(t: i64, d: i64) -> EvalResult<i64> {
-    t.checked_sub(d).ok_or(EvalError::Overflow("timestamp"))
+    t.checked_sub(d).ok_or_else(|| overflow("timestamp"))
 }
 
 pub fn timestamp_diff(a: i64, b: i64) -> EvalResult<i64> {
-    a.checked_sub(b).ok_or(EvalError::Overflow("duration"))
+    a.checked_sub(b).ok_or_else(|| overflow("duration"))
 }
 
 pub fn duration_add(a: i64, b: i64) -> EvalResult<i64> {
-    a.checked_add(b).ok_or(EvalError::Overflow("duration"))
+    a.checked_add(b).ok_or_else(|| overflow("duration"))
 }
 
 pub fn duration_sub(a: i64, b: i64) -> EvalResult<i64> {
-    a.checked_sub(b).ok_or(EvalError::Overflow("duration"))
+    a.checked_sub(b).ok_or_else(|| overflow("duration"))
 }
 
 pub fn duration_neg(a: i64) -> EvalResult<i64> {
-    a.checked_neg().ok_or(EvalError::Overflow("duration"))
+    a.checked_neg().ok_or_else(|| overflow("duration"))
 }
 
 pub fn duration_abs(a: i64) -> EvalResult<i64> {
-    a.checked_abs().ok_or(EvalError::Overflow("duration"))
+    a.checked_abs().ok_or_else(|| overflow("duration"))
 }
 
 /// Whole days, truncated toward zero.
