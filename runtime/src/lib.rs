@@ -7,6 +7,8 @@
 //!   tables indexed, regexes compiled);
 //! - [`interp`]: the interpreter, the reference semantics;
 //! - [`budget`]: the time budget both engines honour;
+//! - [`model`]: model scoring as the runtime sees it (the `models` crate
+//!   runs ONNX behind it);
 //! - [`ops`]: the semantics of every operator and built-in, shared with
 //!   the JIT so the two engines cannot drift;
 //! - [`result`]: the result and its JSON form;
@@ -29,6 +31,7 @@ pub mod host;
 pub mod interp;
 pub mod layout;
 pub mod matcher;
+pub mod model;
 pub mod native;
 pub mod program;
 pub mod records;

@@ -148,7 +148,13 @@ fn document(contract: &Contract, compiler: &str, hash: String) -> model::BundleD
 
 fn content_hash(contract: &Contract, compiler: &str) -> String {
     let canonical = serde_json::to_vec(&document(contract, compiler, String::new())).unwrap_or_default();
-    let digest = Sha256::digest(&canonical);
+    sha256_of(&canonical)
+}
+
+/// `sha256:<hex>` of `bytes`: how a bundle names its own content and a
+/// model file's bytes.
+pub fn sha256_of(bytes: &[u8]) -> String {
+    let digest = Sha256::digest(bytes);
     let mut hex = String::with_capacity(7 + 64);
     hex.push_str("sha256:");
     for byte in digest.iter() {
