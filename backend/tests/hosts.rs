@@ -16,7 +16,7 @@ default: allow
 on_error: skip
 
 extern:
-  score: "(string) -> decimal"
+  credit_score: "(string) -> decimal"
   total: "(list<int>) -> int"
   label: "(int, string) -> string"
   risky: "(decimal) -> bool"
@@ -33,7 +33,7 @@ effects:
   points: int
 
 let:
-  s: score(name)
+  s: credit_score(name)
 
 rules:
   - id: scored
@@ -72,7 +72,7 @@ fn engine(jit: Jit) -> Engine {
     Engine::builder()
         .jit(jit)
         .native(Arc::new(backend::Jit::new()))
-        .host_function("score", "(string) -> decimal", |args| match args {
+        .host_function("credit_score", "(string) -> decimal", |args| match args {
             [HostValue::String(s)] => {
                 Ok(HostValue::Decimal(rust_decimal::Decimal::new(s.chars().count() as i64, 1)))
             }

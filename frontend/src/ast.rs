@@ -34,6 +34,35 @@ pub struct Contract {
     pub lets: Vec<LetDecl>,
     pub rules: Vec<RuleDecl>,
     pub tests: Vec<TestDecl>,
+    pub windows: Vec<WindowDecl>,
+    pub models: Vec<ModelDecl>,
+}
+
+/// `windows: <name>: { key, time, span, grace, aggregates }`.
+#[derive(Clone, Debug)]
+pub struct WindowDecl {
+    pub name: Ident,
+    pub span: Span,
+    /// `None` when missing or unparsable (already reported).
+    pub key: Option<Expr>,
+    pub time: Option<Expr>,
+    /// The span's duration text (`10m`).
+    pub length: Option<Spanned<String>>,
+    pub grace: Option<Spanned<String>>,
+    /// `name: count()`, in order; `None` for an aggregate that did not
+    /// parse.
+    pub aggregates: Vec<(Ident, Option<Expr>)>,
+}
+
+/// `models: <name>: { onnx, features, output }`.
+#[derive(Clone, Debug)]
+pub struct ModelDecl {
+    pub name: Ident,
+    pub span: Span,
+    /// The model file's path, relative to the contract file.
+    pub onnx: Option<Spanned<String>>,
+    pub features: Option<Spanned<String>>,
+    pub output: Option<Spanned<String>>,
 }
 
 /// `name: type` in `input` or in a record type.
@@ -149,6 +178,8 @@ pub struct TestDecl {
     pub channel: Option<Ident>,
     pub component: Option<Ident>,
     pub now: Option<Spanned<String>>,
+    /// Earlier inputs, evaluated first.
+    pub history: Vec<Node>,
     pub input: Option<Node>,
     pub expect: ExpectDecl,
 }

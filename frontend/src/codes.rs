@@ -122,7 +122,7 @@ codes! {
     UNKNOWN_RULE = "E0403", "unknown rule",
         "`rules.<id>` names a rule that does not exist.";
     SHADOWING = "E0404", "name already taken",
-        "A let may not shadow an input field or a table, a table may not shadow an input field, and `rules`, `true` and `false` are reserved.";
+        "A let may not shadow an input field or a table, a table may not shadow an input field, and `rules`, `windows`, `true` and `false` are reserved.";
     CYCLE = "E0405", "cycle",
         "Lets and `rules.<id>` references depend on each other in a circle, so none of them can be computed first.";
     TABLE_AS_VALUE = "E0406", "a table is not a value",
@@ -151,6 +151,20 @@ codes! {
         "A built-in or extern function is called with arguments of types it does not take.";
     BAD_TEST = "E0600", "invalid test",
         "A test names a rule, finding code or channel that does not exist, or lacks something it needs.";
+    UNKNOWN_WINDOW = "E0700", "unknown window or aggregate",
+        "A window's aggregate is read as `windows.<window>.<aggregate>`, naming a window declared under `windows:` and one of its aggregates.";
+    BAD_WINDOW = "E0701", "invalid window",
+        "A window has a `key` (a string, int or enum expression), a `time` (a timestamp expression), a positive `span`, an optional `grace` that is not negative, and at least one aggregate.";
+    BAD_AGGREGATE = "E0702", "invalid aggregate",
+        "An aggregate is `count()`, `sum(x)` of an int, decimal or float, `distinct(x)` of a string, int, enum or bool, or `max(x)`/`min(x)` of an int, decimal, float, timestamp or duration.";
+    WINDOW_READS_SIGNAL = "E0703", "a window reads a window or a rule",
+        "A window's key, time and aggregates are computed before any rule, from input fields and lets that read neither windows nor rules.";
+    UNKNOWN_MODEL = "E0704", "unknown model",
+        "`score(model, features)` names a model declared under `models:`.";
+    BAD_MODEL = "E0705", "invalid model",
+        "A model has an `onnx` file (a path relative to the contract that can be read), a positive number of `features` and an `output` of `probability` or `value`.";
+    FEATURE_COUNT = "E0706", "wrong number of features",
+        "A list literal given to `score` has as many items as the model's `features`.";
     INTERNAL = "E0900", "internal compiler error",
         "The compiler produced IR its own verifier refused. This is a bug in rulec: please report it with the contract.";
     UNUSED_LET = "W0001", "unused let",

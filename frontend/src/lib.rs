@@ -72,12 +72,19 @@ pub fn parse(file: &SourceFile, diagnostics: &mut Vec<Diagnostic>) -> Option<ast
     Some(syntax::contract::build(file, &root, diagnostics))
 }
 
-/// Compiles the contract in `source`, naming it `name` in diagnostics.
+/// Compiles the contract in `source`, naming it `name` in diagnostics;
+/// `name` is its path, and model files are read relative to its folder.
 pub fn compile_file(name: &str, source: &str) -> Compiled {
+    let folder = std::path::Path::new(name).parent().unwrap_or(std::path::Path::new(""));
+    compile_in(folder, name, source)
+}
+
+/// [`compile_file`], reading model files relative to `folder`.
+pub fn compile_in(folder: &std::path::Path, name: &str, source: &str) -> Compiled {
     let file = SourceFile::new(name, source);
     let mut items = Vec::new();
     let ast = parse(&file, &mut items);
-    let contract = ast.as_ref().and_then(|ast| check::check(&file, ast, &mut items));
+    let contract = ast.as_ref().and_then(|ast| check::check_in(&file, folder, ast, &mut items));
     let bundle = contract.and_then(|contract| match Bundle::new(contract) {
         Ok(bundle) => Some(bundle),
         Err(e) => {

@@ -8,7 +8,10 @@
 use serde_json::Value as Json;
 
 use crate::expr::{Expr, ExprKind};
-use crate::ids::{ChannelId, ComponentId, EffectId, ExprId, LetId, RuleId, TableId, TypeId};
+use crate::ids::{
+    ChannelId, ComponentId, EffectId, ExprId, LetId, ModelId, RuleId, TableId, TypeId, WindowId,
+};
+use crate::signals::{Model, Window};
 use crate::types::TypeTable;
 use crate::value::Const;
 
@@ -42,6 +45,10 @@ pub struct Contract {
     /// Rules in file order.
     pub rules: Vec<Rule>,
     pub tests: Vec<TestCase>,
+    /// Per-key aggregates over event time (SIGNALS.md).
+    pub windows: Vec<Window>,
+    /// ONNX models `score` runs (SIGNALS.md).
+    pub models: Vec<Model>,
 }
 
 impl Contract {
@@ -50,10 +57,20 @@ impl Contract {
         &self.exprs[id.index()]
     }
 
-    /// Calls `f` on every root expression id, with who owns it: lets'
-    /// values (`Owner::Let`), then per rule its condition, its message
-    /// parts and its effect values (`Owner::Rule`).
+    /// Calls `f` on every root expression id, with who owns it: per
+    /// window its key, time and aggregate arguments (`Owner::Window`),
+    /// lets' values (`Owner::Let`), then per rule its condition, its
+    /// message parts and its effect values (`Owner::Rule`).
     pub fn for_each_root_mut(&mut self, mut f: impl FnMut(Owner, &mut ExprId)) {
+        for (i, w) in self.windows.iter_mut().enumerate() {
+            f(Owner::Window(i), &mut w.key);
+            f(Owner::Window(i), &mut w.time);
+            for aggregate in &mut w.aggregates {
+                if let Some(arg) = &mut aggregate.arg {
+                    f(Owner::Window(i), arg);
+                }
+            }
+        }
         for (i, l) in self.lets.iter_mut().enumerate() {
             f(Owner::Let(i), &mut l.value);
         }
@@ -99,6 +116,14 @@ impl Contract {
 
     pub fn table_by_name(&self, name: &str) -> Option<TableId> {
         self.tables.iter().position(|t| t.name == name).map(TableId::from_index)
+    }
+
+    pub fn window_by_name(&self, name: &str) -> Option<WindowId> {
+        self.windows.iter().position(|w| w.name == name).map(WindowId::from_index)
+    }
+
+    pub fn model_by_name(&self, name: &str) -> Option<ModelId> {
+        self.models.iter().position(|m| m.name == name).map(ModelId::from_index)
     }
 
     pub fn effect_by_name(&self, name: &str) -> Option<EffectId> {
@@ -265,9 +290,11 @@ pub struct Let {
     pub value: ExprId,
 }
 
-/// What a root expression belongs to: a let (by index) or a rule.
+/// What a root expression belongs to: a window, a let or a rule (by
+/// index).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum Owner {
+    Window(usize),
     Let(usize),
     Rule(usize),
 }
@@ -383,6 +410,9 @@ pub struct TestCase {
     pub component: Option<String>,
     /// The time `now()` returns, in nanoseconds since the epoch.
     pub now: Option<i64>,
+    /// Earlier inputs, evaluated first in order (their results are not
+    /// checked): what the windows have seen before `input`.
+    pub history: Vec<Json>,
     /// The request's input in its JSON form (decimals as strings).
     pub input: Json,
     pub expect: TestExpect,

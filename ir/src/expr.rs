@@ -6,7 +6,7 @@
 //! operator means. The typing rules of builtins live here, in
 //! [`Builtin::result_type`], so the type checker and the verifier share them.
 
-use crate::ids::{ExprId, ExternId, LetId, LocalId, RegexId, RuleId, TableId, TypeId};
+use crate::ids::{ExprId, ExternId, LetId, LocalId, ModelId, RegexId, RuleId, TableId, TypeId, WindowId};
 use crate::types::{TypeKind, TypeTable};
 use crate::value::Const;
 
@@ -124,6 +124,17 @@ pub enum ExprKind {
         func: ExternId,
         args: Vec<ExprId>,
     },
+    /// `windows.<w>.<a>`: aggregate `aggregate` (its position in the
+    /// window's list) of window `window`, over the record's window.
+    Window {
+        window: WindowId,
+        aggregate: u32,
+    },
+    /// `score(model, features)`: the model's score of a `list<float>`.
+    Score {
+        model: ModelId,
+        features: ExprId,
+    },
 }
 
 impl ExprKind {
@@ -141,8 +152,10 @@ impl ExprKind {
             | ExprKind::Input
             | ExprKind::Let(_)
             | ExprKind::RuleFired(_)
-            | ExprKind::Local(_) => {}
+            | ExprKind::Local(_)
+            | ExprKind::Window { .. } => {}
             ExprKind::Field { base: a, .. }
+            | ExprKind::Score { features: a, .. }
             | ExprKind::Present(a)
             | ExprKind::Unary { arg: a, .. }
             | ExprKind::TableHas { key: a, .. }
@@ -177,8 +190,9 @@ impl ExprKind {
             | ExprKind::Input
             | ExprKind::Let(_)
             | ExprKind::RuleFired(_)
-            | ExprKind::Local(_) => {}
-            ExprKind::Field { base, .. } => f(*base),
+            | ExprKind::Local(_)
+            | ExprKind::Window { .. } => {}
+            ExprKind::Field { base, .. } | ExprKind::Score { features: base, .. } => f(*base),
             ExprKind::Present(arg) | ExprKind::Unary { arg, .. } => f(*arg),
             ExprKind::List(items)
             | ExprKind::Call { args: items, .. }

@@ -53,4 +53,8 @@ define_id! {
     RegexId,
     /// A lambda parameter: one slot per lambda in the contract.
     LocalId,
+    /// A declared window (`windows:`).
+    WindowId,
+    /// A declared model (`models:`).
+    ModelId,
 }

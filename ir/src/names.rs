@@ -52,7 +52,7 @@ pub fn is_semver(version: &str) -> bool {
 }
 
 /// Names the language reserves: they cannot name a let, a field or a table.
-pub const RESERVED: [&str; 3] = ["rules", "true", "false"];
+pub const RESERVED: [&str; 4] = ["rules", "windows", "true", "false"];
 
 /// The candidate closest to `name`, if it is close enough to be a typo:
 /// at most a third of the longer name's length (in bytes, at least one)

@@ -51,6 +51,19 @@ pub fn print(contract: &Contract) -> String {
     for (i, pattern) in c.regexes.iter().enumerate() {
         let _ = writeln!(out, "regex #{i} {pattern:?}");
     }
+    for model in &c.models {
+        let _ = writeln!(
+            out,
+            "model {}: {} features, {} ({})",
+            model.name,
+            model.features,
+            model.output.name(),
+            model.sha256
+        );
+    }
+    for window in &c.windows {
+        print_window(c, window, &mut out);
+    }
     for l in &c.lets {
         let _ = writeln!(out, "\nlet {}: {} =\n  {}", l.name, c.types.display(l.ty), expr(c, l.value));
     }
@@ -82,6 +95,28 @@ fn print_table(c: &Contract, table: &crate::contract::Table, out: &mut String) {
             let _ =
                 writeln!(out, "set {}: {} = {{{}}}", table.name, c.types.display(*element), items.join(", "));
         }
+    }
+}
+
+fn print_window(c: &Contract, window: &crate::signals::Window, out: &mut String) {
+    let _ = writeln!(
+        out,
+        "\nwindow {} key {} time {} span {} grace {}",
+        window.name,
+        expr(c, window.key),
+        expr(c, window.time),
+        crate::time::format_duration(window.span),
+        crate::time::format_duration(window.grace)
+    );
+    for aggregate in &window.aggregates {
+        let arg = aggregate.arg.map(|a| expr(c, a)).unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "  {}: {} = {}({arg})",
+            aggregate.name,
+            c.types.display(aggregate.ty),
+            aggregate.kind.name()
+        );
     }
 }
 
@@ -210,6 +245,16 @@ fn write_expr_unguarded(c: &Contract, id: ExprId, out: &mut String) {
         ExprKind::Extern { func, args } => {
             call(out, &format!("extern.{}", c.externs[func.index()].name), args)
         }
+        ExprKind::Window { window, aggregate } => {
+            let w = c.windows.get(window.index());
+            let name = w.map_or("?", |w| w.name.as_str());
+            let agg = w.and_then(|w| w.aggregates.get(*aggregate as usize)).map_or("?", |a| a.name.as_str());
+            let _ = write!(out, "windows.{name}.{agg}");
+        }
+        ExprKind::Score { model, features } => {
+            let name = c.models.get(model.index()).map_or("?", |m| m.name.as_str());
+            call(out, &format!("score.{name}"), &[*features])
+        }
     }
 }
 
@@ -240,5 +285,7 @@ pub fn op_name(kind: &ExprKind) -> &'static str {
         ExprKind::Matches { .. } => "matches",
         ExprKind::Lambda { kind, .. } => kind.name(),
         ExprKind::Extern { .. } => "extern",
+        ExprKind::Window { .. } => "window",
+        ExprKind::Score { .. } => "score",
     }
 }

@@ -41,17 +41,27 @@
 //!     finding codes are well formed.
 //! 11. **Dependencies**: lets and `rules.<id>` references form no cycle.
 //! 12. **Tests**: channels and components exist (a channel is required
-//!     exactly when channels are declared); the input is a valid request
-//!     input; expected rules, finding codes and effects exist and effect
-//!     values have their types.
+//!     exactly when channels are declared); the input and every history
+//!     input are valid request inputs; expected rules, finding codes and
+//!     effects exist and effect values have their types.
+//! 13. **Windows**: unique identifiers; the key is a `string`, `int` or
+//!     enum and the time a `timestamp`; the span is positive and the grace
+//!     not negative; at least one aggregate, with unique identifiers, each
+//!     of a kind that fits its argument's type and with the type that
+//!     kind gives; a window's key, time and arguments read no window and
+//!     no rule, directly or through lets.
+//! 14. **Models**: unique identifiers; between 1 and [`MAX_FEATURES`]
+//!     features; the recorded sha256 is that of the bytes; `score` takes a
+//!     `list<float>`.
 
 use std::collections::HashSet;
 use std::fmt;
 
 use crate::contract::{Contract, TableKind, Template, TemplatePart, TestCase};
 use crate::expr::{ExprKind, is_renderable};
-use crate::ids::{ExprId, LetId, LocalId, RuleId, TypeId};
+use crate::ids::{ExprId, LetId, LocalId, RuleId, TypeId, WindowId};
 use crate::names;
+use crate::signals::AggregateKind;
 use crate::types::{TypeKind, TypeTable};
 use crate::value::Const;
 
@@ -61,6 +71,8 @@ pub const MAX_CHANNELS: usize = 64;
 pub const MAX_TYPE_DEPTH: usize = 64;
 /// The tallest expression tree; engines may recurse this deep.
 pub const MAX_EXPR_HEIGHT: u32 = 512;
+/// The widest model input `score` takes.
+pub const MAX_FEATURES: u32 = 1 << 16;
 /// At most this many errors are collected before the verifier stops.
 const MAX_ERRORS: usize = 32;
 
@@ -90,8 +102,10 @@ pub fn verify(contract: &Contract) -> Result<(), Vec<VerifyError>> {
             v.lets();
             v.rules();
             v.dependencies();
+            v.windows();
             v.tests();
         }
+        v.models();
     }
     if v.errors.is_empty() { Ok(()) } else { Err(v.errors) }
 }
@@ -113,6 +127,7 @@ struct NodeFacts {
 enum Dep {
     Let(LetId),
     Rule(RuleId),
+    Window(WindowId),
 }
 
 struct Verifier<'a> {
@@ -568,6 +583,24 @@ impl<'a> Verifier<'a> {
                 }
                 expect(ext.ret)
             }
+            ExprKind::Window { window, aggregate } => {
+                let Some(w) = c.windows.get(window.index()) else {
+                    return Err(format!("window #{} does not exist", window.0));
+                };
+                match w.aggregates.get(*aggregate as usize) {
+                    Some(a) => expect(a.ty),
+                    None => Err(format!("window `{}` has no aggregate #{aggregate}", w.name)),
+                }
+            }
+            ExprKind::Score { model, features } => {
+                if model.index() >= c.models.len() {
+                    return Err(format!("model #{} does not exist", model.0));
+                }
+                if types.list_element(ty_of(features)) != Some(TypeTable::FLOAT) {
+                    return Err("`score` needs a list<float>".into());
+                }
+                expect(TypeTable::FLOAT)
+            }
         }
     }
 
@@ -587,6 +620,7 @@ impl<'a> Verifier<'a> {
             ExprKind::Coalesce { default, .. } => out.fallible = facts[default.index()].fallible,
             ExprKind::Let(id) => merge_sorted(&mut out.deps, &[Dep::Let(*id)]),
             ExprKind::RuleFired(id) => merge_sorted(&mut out.deps, &[Dep::Rule(*id)]),
+            ExprKind::Window { window, .. } => merge_sorted(&mut out.deps, &[Dep::Window(*window)]),
             ExprKind::Lambda { param, list, body, .. } => {
                 // The parameter is bound in the body only.
                 let mut free = facts[list.index()].free.clone();
@@ -604,6 +638,12 @@ impl<'a> Verifier<'a> {
     fn roots(&self) -> Vec<(String, ExprId)> {
         let c = self.c;
         let mut roots = Vec::new();
+        for (i, w) in c.windows.iter().enumerate() {
+            let path = format!("windows[{i}] {}", w.name);
+            for id in window_roots(w) {
+                roots.push((path.clone(), id));
+            }
+        }
         for (i, l) in c.lets.iter().enumerate() {
             roots.push((format!("lets[{i}] {}", l.name), l.value));
         }
@@ -711,8 +751,9 @@ impl<'a> Verifier<'a> {
         let c = self.c;
         // Graph nodes: lets first, then rules.
         let node_of = |dep: Dep| match dep {
-            Dep::Let(id) => id.index(),
-            Dep::Rule(id) => c.lets.len() + id.index(),
+            Dep::Let(id) => Some(id.index()),
+            Dep::Rule(id) => Some(c.lets.len() + id.index()),
+            Dep::Window(_) => None,
         };
         let name_of = |node: usize| {
             if node < c.lets.len() {
@@ -722,8 +763,10 @@ impl<'a> Verifier<'a> {
             }
         };
         let mut edges: Vec<Vec<usize>> = vec![Vec::new(); c.lets.len() + c.rules.len()];
+        // A window is computed before any let or rule (its own expressions
+        // are checked by `windows`), so reading one adds no edge here.
         let mut add = |node: usize, root: ExprId, facts: &[NodeFacts]| {
-            edges[node].extend(facts[root.index()].deps.iter().map(|d| node_of(*d)));
+            edges[node].extend(facts[root.index()].deps.iter().filter_map(|d| node_of(*d)));
         };
         for (i, l) in c.lets.iter().enumerate() {
             add(i, l.value, &self.facts);
@@ -735,6 +778,83 @@ impl<'a> Verifier<'a> {
         if let Some(cycle) = find_cycle(&edges) {
             let path: Vec<String> = cycle.iter().map(|n| name_of(*n)).collect();
             self.error("dependencies", format!("cycle: {}", path.join(" -> ")));
+        }
+    }
+
+    fn windows(&mut self) {
+        let c = self.c;
+        self.unique_identifiers("windows", c.windows.iter().map(|w| w.name.as_str()));
+        for (i, w) in c.windows.iter().enumerate() {
+            let path = format!("windows[{i}] {}", w.name);
+            if let Err(message) = self.window(w) {
+                self.error(&path, message);
+            }
+            self.unique_identifiers(
+                &format!("{path} aggregates"),
+                w.aggregates.iter().map(|a| a.name.as_str()),
+            );
+            if let Some(read) = window_roots(w).find_map(|root| self.signal_read(root)) {
+                self.error(
+                    &path,
+                    format!("its expressions read {read}; they may read input fields and lets only"),
+                );
+            }
+        }
+    }
+
+    fn window(&self, w: &crate::signals::Window) -> Result<(), String> {
+        let c = self.c;
+        let types = &c.types;
+        if !self.is_key_type(c.expr(w.key).ty) {
+            return Err("the key must be a string, int or enum".into());
+        }
+        if c.expr(w.time).ty != TypeTable::TIMESTAMP {
+            return Err("the time must be a timestamp".into());
+        }
+        if w.span <= 0 || w.grace < 0 {
+            return Err("the span must be positive and the grace not negative".into());
+        }
+        if w.aggregates.is_empty() {
+            return Err("a window has at least one aggregate".into());
+        }
+        for a in &w.aggregates {
+            let arg = a.arg.map(|id| c.expr(id).ty);
+            if aggregate_type(types, a.kind, arg) != Some(a.ty) {
+                return Err(format!("the aggregate `{}` does not fit its argument's type", a.name));
+            }
+        }
+        Ok(())
+    }
+
+    /// The first window or rule a root reads, directly or through lets.
+    fn signal_read(&self, root: ExprId) -> Option<String> {
+        let c = self.c;
+        let mut seen = HashSet::new();
+        let mut stack = vec![root];
+        while let Some(id) = stack.pop() {
+            for dep in &self.facts.get(id.index())?.deps {
+                match *dep {
+                    Dep::Window(w) => return Some(format!("window #{}", w.0)),
+                    Dep::Rule(r) => return Some(format!("rule #{}", r.0)),
+                    Dep::Let(l) if seen.insert(l) => stack.extend(c.lets.get(l.index()).map(|l| l.value)),
+                    Dep::Let(_) => {}
+                }
+            }
+        }
+        None
+    }
+
+    fn models(&mut self) {
+        let c = self.c;
+        self.unique_identifiers("models", c.models.iter().map(|m| m.name.as_str()));
+        for (i, m) in c.models.iter().enumerate() {
+            let path = format!("models[{i}] {}", m.name);
+            if m.features == 0 || m.features > MAX_FEATURES {
+                self.error(&path, format!("{} features; a model takes 1 to {MAX_FEATURES}", m.features));
+            }
+            if crate::bundle::sha256_of(&m.bytes) != m.sha256 {
+                self.error(&path, "the model's bytes do not have the recorded sha256");
+            }
         }
     }
 
@@ -763,6 +883,9 @@ impl<'a> Verifier<'a> {
             return Err(format!("component `{component}` is not declared"));
         }
         Const::from_json(&c.types, c.input, &test.input).map_err(|e| format!("input{e}"))?;
+        for (i, earlier) in test.history.iter().enumerate() {
+            Const::from_json(&c.types, c.input, earlier).map_err(|e| format!("history[{i}]{e}"))?;
+        }
         let expect = &test.expect;
         let rules_ok = |ids: &Option<Vec<String>>, lets_too: bool| {
             ids.iter()
@@ -787,6 +910,48 @@ impl<'a> Verifier<'a> {
             }
         }
         Ok(())
+    }
+}
+
+/// The root expressions of a window: its key, its time and its
+/// aggregates' arguments.
+pub fn window_roots(w: &crate::signals::Window) -> impl Iterator<Item = ExprId> + '_ {
+    [w.key, w.time].into_iter().chain(w.aggregates.iter().filter_map(|a| a.arg))
+}
+
+/// The type of an aggregate of `kind` over an argument of type `arg`
+/// (`None` for `count()`), when the kind takes such an argument: the
+/// checker and the verifier share this rule.
+pub fn aggregate_type(types: &TypeTable, kind: AggregateKind, arg: Option<TypeId>) -> Option<TypeId> {
+    let kind_of = |ty: TypeId| types.get(ty);
+    match (kind, arg) {
+        (AggregateKind::Count, None) => Some(TypeTable::INT),
+        (AggregateKind::Sum, Some(ty))
+            if matches!(ty, TypeTable::INT | TypeTable::DECIMAL | TypeTable::FLOAT) =>
+        {
+            Some(ty)
+        }
+        (AggregateKind::Max | AggregateKind::Min, Some(ty))
+            if matches!(
+                ty,
+                TypeTable::INT
+                    | TypeTable::DECIMAL
+                    | TypeTable::FLOAT
+                    | TypeTable::TIMESTAMP
+                    | TypeTable::DURATION
+            ) =>
+        {
+            Some(ty)
+        }
+        (AggregateKind::Distinct, Some(ty))
+            if matches!(
+                kind_of(ty),
+                Some(TypeKind::String | TypeKind::Int | TypeKind::Bool | TypeKind::Enum(_))
+            ) =>
+        {
+            Some(TypeTable::INT)
+        }
+        _ => None,
     }
 }
 

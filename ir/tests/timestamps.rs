@@ -63,6 +63,8 @@ fn contract_with(nanos: i64) -> Contract {
         lets: vec![Let { name: "at".into(), ty: TypeTable::TIMESTAMP, value: ExprId::from_index(0) }],
         rules: Vec::new(),
         tests: Vec::new(),
+        windows: Vec::new(),
+        models: Vec::new(),
     }
 }
 

@@ -162,12 +162,15 @@ fn compact(text: &str) -> String {
 /// text), or `value` appended to the array when the last segment is `-`.
 fn set(text: &str, at: &str, value: &str) -> String {
     let (range, separator) = locate(text, at);
+    let separator = separator.replace("{key}", at.rsplit('/').next().unwrap_or_default());
     format!("{}{separator}{value}{}", &text[..range.start], &text[range.end..])
 }
 
 /// Where the value at JSON pointer `at` is in `text`; for a last segment
 /// `-`, the empty range after an array's last element, and the separator
-/// an appended element needs.
+/// an appended element needs; for a last segment an object lacks (a
+/// section a bundle leaves out when empty), the empty range before its
+/// `}` and the separator with the member's `{key}`.
 fn locate(text: &str, at: &str) -> (std::ops::Range<usize>, &'static str) {
     let bytes = text.as_bytes();
     let mut start = skip_space(bytes, 0);
@@ -187,6 +190,9 @@ fn locate(text: &str, at: &str) -> (std::ops::Range<usize>, &'static str) {
                         break;
                     }
                     i = skip_space(bytes, value_end(bytes, i));
+                    if bytes[i] == b'}' && n + 1 == segments.len() {
+                        return (i..i, ", \"{key}\": ");
+                    }
                     assert_eq!(bytes[i], b',', "{at}: no member `{segment}`");
                     i = skip_space(bytes, i + 1);
                 }

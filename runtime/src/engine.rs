@@ -209,6 +209,14 @@ impl Engine {
     /// this engine does not provide, naming it.
     pub fn load(&self, bundle: Bundle) -> Result<Arc<Contract>, LoadError> {
         let contract = bundle.contract_arc();
+        if !contract.windows.is_empty() || !contract.models.is_empty() {
+            return Err(LoadError {
+                message: format!(
+                    "contract `{}` declares windows or models, which this version of the runtime does not evaluate yet",
+                    contract.name
+                ),
+            });
+        }
         let mut hosts = Vec::with_capacity(contract.externs.len());
         for ext in &contract.externs {
             let declared = describe(&contract, ext);

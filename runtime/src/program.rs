@@ -163,6 +163,16 @@ pub enum Node {
         func: u32,
         args: Box<[NodeId]>,
     },
+    /// `windows.<w>.<a>`.
+    Window {
+        window: u32,
+        aggregate: u32,
+    },
+    /// `score(model, features)`.
+    Score {
+        model: u32,
+        features: NodeId,
+    },
 }
 
 /// A table's rows, indexed by key.
@@ -627,6 +637,8 @@ fn node(
             Node::Lambda { kind: *kind, list: list.0, param: param.0, body: body.0, add }
         }
         ExprKind::Extern { func, args } => Node::Extern { func: func.0, args: ids(args) },
+        ExprKind::Window { window, aggregate } => Node::Window { window: window.0, aggregate: *aggregate },
+        ExprKind::Score { model, features } => Node::Score { model: model.0, features: features.0 },
     }
 }
 

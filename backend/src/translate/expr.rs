@@ -126,6 +126,7 @@ impl Translator<'_, '_> {
             ExprKind::InList { item, list } => self.in_list(*item, *list),
             ExprKind::Lambda { kind, list, param, body } => self.lambda(*kind, *list, *param, *body, ty),
             ExprKind::Extern { args, .. } => self.extern_call(id, args, ty),
+            ExprKind::Window { .. } | ExprKind::Score { .. } => self.unsupported(),
         }
     }
 

@@ -10,7 +10,7 @@ use crate::diagnostic::Diagnostic;
 use crate::source::Span;
 
 /// Functions handled here besides [`Builtin`]s.
-const SPECIAL: [&str; 6] = ["any", "all", "count", "sum", "matches", "has"];
+const SPECIAL: [&str; 7] = ["any", "all", "count", "sum", "matches", "has", "score"];
 
 /// Whether `name` is a function of the language.
 pub(super) fn is_builtin_name(name: &str) -> bool {
@@ -30,6 +30,7 @@ impl Checker<'_> {
         match name {
             "matches" => return self.matches(callee, args, span),
             "has" => return self.has(args, span),
+            "score" => return self.score(args, span),
             _ => {}
         }
         if let Some(func) = Builtin::from_name(name) {

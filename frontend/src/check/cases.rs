@@ -42,12 +42,18 @@ impl Checker<'_> {
             None => Some(None),
         };
         let input = test.input.as_ref().and_then(|node| self.yaml_value(node, self.input));
+        let history: Option<Vec<_>> = test
+            .history
+            .iter()
+            .map(|node| self.yaml_value(node, self.input).map(|v| v.to_json(&self.types, self.input)))
+            .collect();
         let expect = self.expectation(&test.expect);
         Some(ir::TestCase {
             name: test.name.value.clone(),
             channel: channel?,
             component: component?,
             now: now?,
+            history: history?,
             input: input?.to_json(&self.types, self.input),
             expect: expect?,
         })

@@ -36,6 +36,8 @@ impl Checker<'_> {
         self.extern_decls();
         self.let_names();
         self.rule_names();
+        self.window_names();
+        self.model_decls();
     }
 
     fn header(&mut self) {

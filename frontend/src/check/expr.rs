@@ -108,6 +108,9 @@ impl Checker<'_> {
             );
             return None;
         }
+        if name == "windows" {
+            return self.window_misuse(span);
+        }
         if name == "rules" {
             self.error(
                 Diagnostic::error(codes::UNKNOWN_RULE, span, "`rules` refers to a rule as `rules.<id>`")
@@ -137,6 +140,15 @@ impl Checker<'_> {
             && self.param("rules").is_none()
         {
             return self.rule_ref(name);
+        }
+        if let ExprKind::Field { base: inner, name: window } = &base.kind
+            && matches!(&inner.kind, ExprKind::Name(w) if w == "windows")
+            && self.param("windows").is_none()
+        {
+            return self.window_ref(window, name);
+        }
+        if matches!(&base.kind, ExprKind::Name(w) if w == "windows") && self.param("windows").is_none() {
+            return self.window_misuse(base.span.to(name.span));
         }
         let base_id = self.value(base)?;
         let base_ty = self.ty(base_id);
@@ -304,7 +316,7 @@ impl Checker<'_> {
     }
 
     /// Whether [`Checker::coerce`] can convert `id` to `to`.
-    fn can_coerce(&self, id: ExprId, to: TypeId) -> bool {
+    pub(super) fn can_coerce(&self, id: ExprId, to: TypeId) -> bool {
         let from = self.ty(id);
         if from == to
             || (to == T::STRING && self.types.is_stringy(from))

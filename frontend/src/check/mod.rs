@@ -6,7 +6,8 @@
 //! The IR is only assembled (and verified) when no error was reported.
 //!
 //! Order: the header and declarations ([`decls`]), dependencies and cycles
-//! among lets and rules ([`deps`]), lets in dependency order, rules
+//! among lets, rules and windows ([`deps`]), lets and windows
+//! ([`signals`]) in dependency order, rules
 //! ([`rules`]), tests ([`cases`]), unused-declaration warnings, then the
 //! work several rules repeat is shared ([`share`]) and the IR is
 //! compacted and verified.
@@ -18,11 +19,12 @@ mod deps;
 mod expr;
 mod rules;
 mod share;
+mod signals;
 mod values;
 
 use std::collections::{HashMap, HashSet};
 
-use ir::{ExprId, LetId, LocalId, RuleId, TableId, TypeId, TypeTable};
+use ir::{ExprId, LetId, LocalId, ModelId, RuleId, TableId, TypeId, TypeTable, WindowId};
 
 use crate::ast;
 use crate::codes;
@@ -36,11 +38,26 @@ pub fn check(
     contract: &ast::Contract,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Option<ir::Contract> {
+    let folder = std::path::Path::new(file.name()).parent().unwrap_or(std::path::Path::new(""));
+    check_in(file, folder, contract, diagnostics)
+}
+
+/// [`check`], reading model files relative to `folder`.
+pub fn check_in(
+    file: &SourceFile,
+    folder: &std::path::Path,
+    contract: &ast::Contract,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Option<ir::Contract> {
     let mut checker = Checker::new(file, contract, diagnostics);
+    checker.folder = folder.to_path_buf();
     checker.declarations();
     let order = checker.dependencies();
-    for id in order {
-        checker.check_let(id);
+    for item in order {
+        match item {
+            deps::Item::Let(id) => checker.check_let(id),
+            deps::Item::Window(id) => checker.check_window(id),
+        }
     }
     checker.rules();
     checker.cases();
@@ -69,6 +86,8 @@ struct Scope {
 
 pub(crate) struct Checker<'a> {
     file: &'a SourceFile,
+    /// Where model files are read from (the contract file's folder).
+    folder: std::path::PathBuf,
     ast: &'a ast::Contract,
     diagnostics: &'a mut Vec<Diagnostic>,
     types: TypeTable,
@@ -87,6 +106,12 @@ pub(crate) struct Checker<'a> {
     rule_names: HashMap<String, RuleId>,
     rules: Vec<ir::Rule>,
     tests: Vec<ir::TestCase>,
+    window_names: HashMap<String, WindowId>,
+    /// Per declared window, once checked (`None` before, or if it failed).
+    windows: Vec<Option<ir::Window>>,
+    model_names: HashMap<String, ModelId>,
+    /// Per declared model; `None` if it failed.
+    models: Vec<Option<ir::Model>>,
     scopes: Vec<Scope>,
     used_lets: HashSet<LetId>,
     used_tables: HashSet<TableId>,
@@ -111,6 +136,7 @@ impl<'a> Checker<'a> {
         let input = types.intern(ir::TypeKind::Record(Vec::new()));
         Checker {
             file,
+            folder: std::path::PathBuf::new(),
             ast,
             diagnostics,
             types,
@@ -129,6 +155,10 @@ impl<'a> Checker<'a> {
             rule_names: HashMap::new(),
             rules: Vec::new(),
             tests: Vec::new(),
+            window_names: HashMap::new(),
+            windows: Vec::new(),
+            model_names: HashMap::new(),
+            models: Vec::new(),
             scopes: Vec::new(),
             used_lets: HashSet::new(),
             used_tables: HashSet::new(),
@@ -235,6 +265,7 @@ impl<'a> Checker<'a> {
                 Some(ir::Let { name: info.name.clone(), ty: self.exprs[value.index()].ty, value })
             })
             .collect::<Option<Vec<_>>>()?;
+        let (windows, models) = self.signals()?;
         let mut contract = ir::Contract {
             name: self.header.name,
             version: self.header.version,
@@ -255,6 +286,8 @@ impl<'a> Checker<'a> {
             lets,
             rules: self.rules,
             tests: self.tests,
+            windows,
+            models,
         };
         share::share(&mut contract);
         compact(&mut contract);

@@ -182,6 +182,8 @@ fn infallible(kind: &ExprKind) -> bool {
         | ExprKind::TableHas { .. }
         | ExprKind::InList { .. }
         | ExprKind::Matches { .. } => true,
+        // A late record's window read fails; a model may refuse its input.
+        ExprKind::Window { .. } | ExprKind::Score { .. } => false,
         ExprKind::Unary { op, .. } => {
             matches!(op, UnaryOp::Not | UnaryOp::NegDecimal | UnaryOp::NegFloat | UnaryOp::IntToDecimal)
         }

@@ -28,13 +28,17 @@ const CONTRACT_KEYS: &[&str] = &[
     "let",
     "rules",
     "tests",
+    "windows",
+    "models",
 ];
 const RULE_KEYS: &[&str] =
     &["id", "description", "component", "channels", "when", "deny", "allow", "finding", "effects"];
 const FINDING_KEYS: &[&str] = &["code", "severity", "message"];
 const TABLE_KEYS: &[&str] = &["key", "value", "set", "rows"];
 const EFFECT_KEYS: &[&str] = &["type", "combine"];
-const TEST_KEYS: &[&str] = &["name", "channel", "component", "now", "input", "expect"];
+const TEST_KEYS: &[&str] = &["name", "channel", "component", "now", "history", "input", "expect"];
+const WINDOW_KEYS: &[&str] = &["key", "time", "span", "grace", "aggregates"];
+const MODEL_KEYS: &[&str] = &["onnx", "features", "output"];
 const EXPECT_KEYS: &[&str] = &["decision", "reasons", "findings", "effects", "errors"];
 
 /// Builds the contract's syntax tree from its YAML root.
@@ -236,6 +240,16 @@ impl Builder<'_, '_> {
             let text = Spanned::new(value.text().unwrap_or_default().to_string(), value.span);
             c.externs.push(ExternDecl { name: self.key_ident(key), text, params, ret });
         }
+        for (key, value) in self.entries(top.get("windows"), "`windows`") {
+            if let Some(window) = self.window(key, value) {
+                c.windows.push(window);
+            }
+        }
+        for (key, value) in self.entries(top.get("models"), "`models`") {
+            if let Some(model) = self.model(key, value) {
+                c.models.push(model);
+            }
+        }
         for (key, value) in self.entries(top.get("let"), "`let`") {
             let value = self.expression(value, "a let");
             c.lets.push(LetDecl { name: self.key_ident(key), value });
@@ -395,6 +409,44 @@ impl Builder<'_, '_> {
         })
     }
 
+    fn window(&mut self, key: &Node, node: &Node) -> Option<WindowDecl> {
+        let fields = self.fields(node, "a window", WINDOW_KEYS)?;
+        let what = "a window";
+        let key_expr =
+            self.require(&fields, "key", what).and_then(|n| self.expression(n, "a window's `key`"));
+        let time = self.require(&fields, "time", what).and_then(|n| self.expression(n, "a window's `time`"));
+        let length = self.require(&fields, "span", what).and_then(|n| self.scalar(n, "a window's `span`"));
+        let grace = fields.get("grace").and_then(|n| self.scalar(n, "a window's `grace`"));
+        let mut aggregates = Vec::new();
+        let listed = self.require(&fields, "aggregates", what);
+        for (name, value) in self.entries(listed, "a window's `aggregates`") {
+            aggregates.push((self.key_ident(name), self.expression(value, "an aggregate")));
+        }
+        Some(WindowDecl {
+            name: self.key_ident(key),
+            span: node.span,
+            key: key_expr,
+            time,
+            length,
+            grace,
+            aggregates,
+        })
+    }
+
+    fn model(&mut self, key: &Node, node: &Node) -> Option<ModelDecl> {
+        let fields = self.fields(node, "a model", MODEL_KEYS)?;
+        let what = "a model";
+        Some(ModelDecl {
+            name: self.key_ident(key),
+            span: node.span,
+            onnx: self.require(&fields, "onnx", what).and_then(|n| self.scalar(n, "a model's `onnx`")),
+            features: self
+                .require(&fields, "features", what)
+                .and_then(|n| self.scalar(n, "a model's `features`")),
+            output: self.require(&fields, "output", what).and_then(|n| self.scalar(n, "a model's `output`")),
+        })
+    }
+
     fn finding(&mut self, node: &Node) -> Option<FindingDecl> {
         let fields = self.fields(node, "a finding", FINDING_KEYS)?;
         let code = self.require(&fields, "code", "a finding").and_then(|n| self.scalar(n, "a finding code"));
@@ -419,6 +471,7 @@ impl Builder<'_, '_> {
             channel: fields.get("channel").and_then(|n| self.scalar(n, "a test's channel")),
             component: fields.get("component").and_then(|n| self.scalar(n, "a test's component")),
             now: fields.get("now").and_then(|n| self.scalar(n, "a test's `now`")),
+            history: self.items(fields.get("history"), "a test's `history`").to_vec(),
             input,
             expect,
         })

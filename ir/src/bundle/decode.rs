@@ -7,6 +7,7 @@ use super::model::*;
 use crate::contract::*;
 use crate::expr::{BinaryOp, Builtin, CmpOp, Expr, ExprKind, LambdaKind, UnaryOp};
 use crate::ids::*;
+use crate::signals::{Aggregate, AggregateKind, Model, ModelOutput, Window};
 use crate::types::{FieldDef, TypeKind, TypeTable};
 use crate::value::Const;
 use crate::verify::MAX_TYPE_DEPTH;
@@ -42,6 +43,18 @@ pub(crate) fn contract(doc: ContractDoc) -> Result<Contract> {
         .into_iter()
         .enumerate()
         .map(|(i, t)| test(t).map_err(|m| format!("tests[{i}]: {m}")))
+        .collect::<Result<Vec<_>>>()?;
+    let windows = doc
+        .windows
+        .into_iter()
+        .enumerate()
+        .map(|(i, w)| window(w).map_err(|m| format!("windows[{i}]: {m}")))
+        .collect::<Result<Vec<_>>>()?;
+    let models = doc
+        .models
+        .into_iter()
+        .enumerate()
+        .map(|(i, m)| model(m).map_err(|m| format!("models[{i}]: {m}")))
         .collect::<Result<Vec<_>>>()?;
     Ok(Contract {
         name: doc.name,
@@ -85,6 +98,45 @@ pub(crate) fn contract(doc: ContractDoc) -> Result<Contract> {
             .collect(),
         rules,
         tests,
+        windows,
+        models,
+    })
+}
+
+fn window(doc: WindowDoc) -> Result<Window> {
+    let aggregates = doc
+        .aggregates
+        .into_iter()
+        .map(|a| {
+            Ok(Aggregate {
+                kind: by_name(&a.kind, &AggregateKind::ALL, |k| k.name(), "kind")?,
+                name: a.name,
+                arg: a.arg.map(ExprId),
+                ty: TypeId(a.ty),
+            })
+        })
+        .collect::<Result<_>>()?;
+    Ok(Window {
+        name: doc.name,
+        key: ExprId(doc.key),
+        time: ExprId(doc.time),
+        span: crate::time::parse_duration(&doc.span).map_err(|e| format!("span: {e}"))?,
+        grace: crate::time::parse_duration(&doc.grace).map_err(|e| format!("grace: {e}"))?,
+        aggregates,
+    })
+}
+
+fn model(doc: ModelDoc) -> Result<Model> {
+    use base64::Engine as _;
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(doc.onnx.as_bytes())
+        .map_err(|e| format!("onnx: not base64: {e}"))?;
+    Ok(Model {
+        output: by_name(&doc.output, &ModelOutput::ALL, |o| o.name(), "output")?,
+        name: doc.name,
+        features: doc.features,
+        sha256: doc.sha256,
+        bytes: bytes.into(),
     })
 }
 
@@ -277,6 +329,19 @@ fn expr(types: &TypeTable, doc: &ExprDoc) -> Result<Expr> {
                 ExprKind::Matches { subject: args[0], regex: RegexId(index()?) }
             }
             "extern" => ExprKind::Extern { func: ExternId(index()?), args: args.clone() },
+            "window" => {
+                arity(0)?;
+                let aggregate =
+                    doc.value.as_ref().and_then(|v| v.as_u64()).and_then(|v| u32::try_from(v).ok());
+                ExprKind::Window {
+                    window: WindowId(index()?),
+                    aggregate: aggregate.ok_or("`window` needs its aggregate's position as `value`")?,
+                }
+            }
+            "score" => {
+                arity(1)?;
+                ExprKind::Score { model: ModelId(index()?), features: args[0] }
+            }
             _ => return Err(format!("unknown op `{op}`")),
         }
     };
@@ -337,6 +402,7 @@ fn test(doc: TestDoc) -> Result<TestCase> {
         channel: doc.channel,
         component: doc.component,
         now: doc.now.map(|t| crate::time::parse_timestamp(&t)).transpose()?,
+        history: doc.history,
         input: doc.input,
         expect: TestExpect {
             decision,

@@ -3,6 +3,7 @@
 use super::model::*;
 use crate::contract::{Contract, TableKind, Template, TemplatePart, TestCase};
 use crate::expr::{Expr, ExprKind};
+use crate::signals::{Model, Window};
 use crate::types::TypeKind;
 
 pub(crate) fn contract(c: &Contract) -> ContractDoc {
@@ -38,6 +39,39 @@ pub(crate) fn contract(c: &Contract) -> ContractDoc {
         lets: c.lets.iter().map(|l| LetDoc { name: l.name.clone(), ty: l.ty.0, value: l.value.0 }).collect(),
         rules: c.rules.iter().map(rule).collect(),
         tests: c.tests.iter().map(test).collect(),
+        windows: c.windows.iter().map(window).collect(),
+        models: c.models.iter().map(model).collect(),
+    }
+}
+
+fn window(w: &Window) -> WindowDoc {
+    WindowDoc {
+        name: w.name.clone(),
+        key: w.key.0,
+        time: w.time.0,
+        span: crate::time::format_duration(w.span),
+        grace: crate::time::format_duration(w.grace),
+        aggregates: w
+            .aggregates
+            .iter()
+            .map(|a| AggregateDoc {
+                name: a.name.clone(),
+                kind: a.kind.name().into(),
+                arg: a.arg.map(|id| id.0),
+                ty: a.ty.0,
+            })
+            .collect(),
+    }
+}
+
+fn model(m: &Model) -> ModelDoc {
+    use base64::Engine as _;
+    ModelDoc {
+        name: m.name.clone(),
+        features: m.features,
+        output: m.output.name().into(),
+        sha256: m.sha256.clone(),
+        onnx: base64::engine::general_purpose::STANDARD.encode(&m.bytes),
     }
 }
 
@@ -102,6 +136,11 @@ fn expr(c: &Contract, e: &Expr) -> ExprDoc {
         ExprKind::Matches { regex, .. } => doc.index = Some(regex.0),
         ExprKind::Lambda { param, .. } => doc.index = Some(param.0),
         ExprKind::Extern { func, .. } => doc.index = Some(func.0),
+        ExprKind::Window { window, aggregate } => {
+            doc.index = Some(window.0);
+            doc.value = Some((*aggregate).into());
+        }
+        ExprKind::Score { model, .. } => doc.index = Some(model.0),
         ExprKind::Call { func, .. } => doc.op = format!("fn.{}", func.name()),
         _ => {}
     }
@@ -143,6 +182,7 @@ fn test(t: &TestCase) -> TestDoc {
         channel: t.channel.clone(),
         component: t.component.clone(),
         now: t.now.map(crate::time::format_timestamp),
+        history: t.history.clone(),
         input: t.input.clone(),
         expect: ExpectDoc {
             decision: t.expect.decision.map(|d| d.name().into()),

@@ -44,6 +44,46 @@ pub(crate) struct ContractDoc {
     pub lets: Vec<LetDoc>,
     pub rules: Vec<RuleDoc>,
     pub tests: Vec<TestDoc>,
+    /// Left out when empty, so a contract without signals has the bundle
+    /// (and the hash) it had before windows existed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub windows: Vec<WindowDoc>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub models: Vec<ModelDoc>,
+}
+
+/// A window; `span` and `grace` in the duration text form (`10m`).
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct WindowDoc {
+    pub name: String,
+    pub key: u32,
+    pub time: u32,
+    pub span: String,
+    pub grace: String,
+    pub aggregates: Vec<AggregateDoc>,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct AggregateDoc {
+    pub name: String,
+    pub kind: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arg: Option<u32>,
+    #[serde(rename = "type")]
+    pub ty: u32,
+}
+
+/// A model with its file's bytes in base64 (standard alphabet, padded).
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ModelDoc {
+    pub name: String,
+    pub features: u32,
+    pub output: String,
+    pub sha256: String,
+    pub onnx: String,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -104,8 +144,9 @@ pub(crate) struct ExternDoc {
 
 /// One expression node: `op` names the operation (the IR printer's names,
 /// builtins as `fn.<name>`); `index` is the one id an op may carry (field
-/// position, let, rule, local, table, regex, extern or lambda parameter);
-/// `value` is a constant's JSON form.
+/// position, let, rule, local, table, regex, extern, lambda parameter,
+/// window or model); `value` is a constant's JSON form, or a window
+/// aggregate's position in its window.
 #[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct ExprDoc {
@@ -184,6 +225,8 @@ pub(crate) struct TestDoc {
     pub component: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub now: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub history: Vec<Json>,
     pub input: Json,
     pub expect: ExpectDoc,
 }

@@ -12,7 +12,7 @@ use ir::{BinaryOp, Builtin, LambdaKind, RuleId, TypeId, TypeTable};
 use super::Frame;
 use crate::budget::string_cost;
 use crate::data::RecordRef;
-use crate::error::Fault;
+use crate::error::{EvalError, Fault};
 use crate::host::call_host;
 use crate::program::{CmpKind, Node, NodeId, Program};
 use crate::semantics::{self, ops};
@@ -121,6 +121,11 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
                 self.lambda(id, *kind, *list, *param, *body, *add)
             }
             Node::Extern { func, args } => self.host(*func, args),
+            // Contracts with signals are refused at load until the engines
+            // evaluate them (`Engine::load`).
+            Node::Window { .. } | Node::Score { .. } => {
+                Err(EvalError::Argument("windows and models are not evaluated by this engine".into()).into())
+            }
         }
     }
 
