@@ -72,6 +72,9 @@ pub struct WindowStore {
     /// The most keys held (at least one).
     capacity: usize,
     hasher: RandomState,
+    /// The bits of a key's hash the index keys by: all of them, but for
+    /// tests that make keys collide.
+    hash_mask: u64,
     /// Each key's hash to the first slot of a key with that hash; slots of
     /// keys with one hash are chained by [`Slot::same_hash`], so the key
     /// itself is kept once, in its records' buffer.
@@ -111,6 +114,7 @@ impl WindowStore {
             shape,
             capacity: max_keys.unwrap_or(MAX_SLOTS).clamp(1, MAX_SLOTS),
             hasher,
+            hash_mask: u64::MAX,
             index: HashMap::default(),
             slots: Vec::new(),
             free: Vec::new(),
@@ -216,7 +220,7 @@ impl WindowStore {
     }
 
     fn hash(&self, key: KeyView<'_>) -> u64 {
-        self.hasher.hash_one(key)
+        self.hasher.hash_one(key) & self.hash_mask
     }
 
     fn slot(&self, slot: u32) -> &Slot {
@@ -402,10 +406,13 @@ mod tests {
     use std::str::FromStr;
 
     use ir::AggregateKind::{self, Count, Distinct, Max, Min, Sum};
+    use proptest::prelude::*;
+    use proptest::test_runner::{Config, RngSeed};
     use rust_decimal::Decimal;
 
     use super::*;
     use crate::error::EvalError;
+    use crate::semantics::{decimal, ops};
     use crate::window::ArgKind::{self, Bool, Duration, Float, Int, Str, Timestamp};
 
     const COUNT: (AggregateKind, ArgKind) = (Count, ArgKind::None);
@@ -867,6 +874,331 @@ mod tests {
         store.observe(Key::Int(-1), 10, &[NONE, Arg::Str("")], &mut out);
         assert_eq!((store.keys(), store.expired()), (1, 1000));
         assert!(store.heap_bytes() < full - 1000 * 1000, "{} of {full}", store.heap_bytes());
+    }
+
+    /// The keys of the random sequences: `Int(2)` and `Str("2")` differ.
+    const KEYS: [Key<'static>; 4] = [Key::Str("k0"), Key::Str("k1"), Key::Int(2), Key::Str("2")];
+
+    /// Every aggregate with every kind of argument it takes.
+    fn every_aggregate() -> Vec<(AggregateKind, ArgKind)> {
+        let kinds = [ArgKind::None, Int, ArgKind::Decimal, Float, Timestamp, Duration, Str, Bool];
+        AggregateKind::ALL
+            .into_iter()
+            .flat_map(|aggregate| {
+                kinds.into_iter().filter(move |kind| kind.suits(aggregate)).map(move |kind| (aggregate, kind))
+            })
+            .collect()
+    }
+
+    /// One record of a random sequence: which key, how far the stream's
+    /// clock moves before it, and values its arguments are made of.
+    #[derive(Clone, Debug)]
+    struct Event {
+        key: usize,
+        step: i64,
+        int: i64,
+        decimal: Decimal,
+        float: f64,
+        text: &'static str,
+        flag: bool,
+    }
+
+    impl Event {
+        fn args(&self, time: i64, aggregates: &[(AggregateKind, ArgKind)]) -> Vec<Arg<'static>> {
+            let arg = |kind| match kind {
+                ArgKind::None => Arg::None,
+                Int | Duration => Arg::Int(self.int),
+                Timestamp => Arg::Int(time),
+                ArgKind::Decimal => Arg::Decimal(self.decimal),
+                Float => Arg::Float(self.float),
+                Str => Arg::Str(self.text),
+                Bool => Arg::Bool(self.flag),
+            };
+            aggregates.iter().map(|&(_, kind)| arg(kind)).collect()
+        }
+    }
+
+    fn event() -> impl Strategy<Value = Event> {
+        let decimals: Vec<Decimal> = ["1.0", "1.00", "-2.5", "0", "0.000", "0.1"]
+            .map(d)
+            .into_iter()
+            .chain([Decimal::MAX, Decimal::MIN])
+            .collect();
+        let step = prop_oneof![6 => -6i64..=8, 1 => -30i64..-10, 1 => 15i64..60];
+        let int = prop_oneof![4 => -3i64..=3, 1 => Just(i64::MAX), 1 => Just(i64::MIN), 1 => Just(i64::MAX / 2 + 1)];
+        let float = prop::sample::select(vec![0.0, -0.0, 0.5, 1.5, 0.1, 1e308, -1e308]);
+        let text = prop::sample::select(vec!["", "a", "b", "ab", "é", "e\u{301}"]);
+        (0..KEYS.len(), step, int, prop::sample::select(decimals), float, text, any::<bool>()).prop_map(
+            |(key, step, int, decimal, float, text, flag)| Event {
+                key,
+                step,
+                int,
+                decimal,
+                float,
+                text,
+                flag,
+            },
+        )
+    }
+
+    /// A key of the [`Model`], every record it entered kept.
+    struct ModelKey {
+        key: Key<'static>,
+        latest: i64,
+        /// When it last entered a record, on the model's clock.
+        entered: u64,
+        records: Vec<(i64, Vec<Arg<'static>>)>,
+    }
+
+    /// The store's semantics without its cleverness: every record of a
+    /// held key kept forever, every question answered by a full scan,
+    /// bounds in plain `i128`. With `forget`, keys are forgotten, swept and
+    /// evicted by the rules of the module's doc; without, never.
+    struct Model {
+        shape: WindowShape,
+        max_keys: Option<usize>,
+        forget: bool,
+        keys: Vec<ModelKey>,
+        watermark: Option<i64>,
+        clock: u64,
+        evicted: u64,
+        expired: u64,
+    }
+
+    impl Model {
+        fn new(shape: WindowShape, max_keys: Option<usize>, forget: bool) -> Model {
+            Model {
+                shape,
+                max_keys,
+                forget,
+                keys: Vec::new(),
+                watermark: None,
+                clock: 0,
+                evicted: 0,
+                expired: 0,
+            }
+        }
+
+        fn reach(&self) -> i128 {
+            i128::from(self.shape.span) + i128::from(self.shape.grace)
+        }
+
+        fn forgotten(&self, latest: i64) -> bool {
+            self.forget && self.watermark.is_some_and(|w| i128::from(latest) + self.reach() <= i128::from(w))
+        }
+
+        fn forget_key(&mut self, index: usize) {
+            self.keys.remove(index);
+            self.expired += 1;
+        }
+
+        fn oldest(&self) -> Option<usize> {
+            (0..self.keys.len()).min_by_key(|&i| self.keys[i].entered)
+        }
+
+        fn observe(&mut self, key: Key<'static>, time: i64, args: &[Arg<'static>]) -> String {
+            let mut found = self.keys.iter().position(|k| k.key == key);
+            if let Some(i) = found
+                && self.forgotten(self.keys[i].latest)
+            {
+                self.forget_key(i);
+                found = None;
+            }
+            if let Some(i) = found
+                && i128::from(time) < i128::from(self.keys[i].latest) - i128::from(self.shape.grace)
+            {
+                return "late".to_string();
+            }
+            let i = found.unwrap_or_else(|| {
+                let capacity = self.max_keys.unwrap_or(usize::MAX).max(1);
+                if !self.forgotten(time) && self.keys.len() >= capacity {
+                    let oldest = self.oldest().unwrap();
+                    self.keys.remove(oldest);
+                    self.evicted += 1;
+                }
+                self.keys.push(ModelKey { key, latest: time, entered: 0, records: Vec::new() });
+                self.keys.len() - 1
+            });
+            let held = &mut self.keys[i];
+            held.latest = held.latest.max(time);
+            held.records.push((time, args.to_vec()));
+            let out = self.aggregates(&self.keys[i].records, time);
+            self.watermark = Some(self.watermark.map_or(time, |w| w.max(time)));
+            self.clock += 1;
+            if self.forgotten(self.keys[i].latest) {
+                self.forget_key(i);
+            } else {
+                self.keys[i].entered = self.clock;
+            }
+            while let Some(oldest) = self.oldest()
+                && self.forgotten(self.keys[oldest].latest)
+            {
+                self.forget_key(oldest);
+            }
+            out.iter().map(render).collect::<Vec<_>>().join(" | ")
+        }
+
+        fn aggregates(&self, records: &[(i64, Vec<Arg<'static>>)], of: i64) -> Vec<Aggregated> {
+            let span = i128::from(self.shape.span);
+            let window: Vec<&[Arg<'static>]> = records
+                .iter()
+                .filter(|&&(time, _)| time <= of && i128::from(time) > i128::from(of) - span)
+                .map(|(_, args)| &args[..])
+                .collect();
+            let aggregate = |(i, &(kind, arg)): (usize, &(AggregateKind, ArgKind))| {
+                let values: Vec<Arg<'static>> = window.iter().map(|args| args[i]).collect();
+                match kind {
+                    Count => Aggregated::Int(values.len() as i64),
+                    Distinct => {
+                        let mut seen: Vec<Arg<'static>> = Vec::new();
+                        values.iter().for_each(|v| {
+                            if !seen.contains(v) {
+                                seen.push(*v)
+                            }
+                        });
+                        Aggregated::Int(seen.len() as i64)
+                    }
+                    Sum => values[1..].iter().fold(number(values[0]), |sum, &v| model_add(sum, v, arg)),
+                    Max | Min => {
+                        let wanted =
+                            if kind == Max { std::cmp::Ordering::Greater } else { std::cmp::Ordering::Less };
+                        let better = |best, &v| if model_order(v, best) == wanted { v } else { best };
+                        number(values[1..].iter().fold(values[0], better))
+                    }
+                }
+            };
+            self.shape.aggregates.iter().enumerate().map(aggregate).collect()
+        }
+    }
+
+    fn number(arg: Arg<'static>) -> Aggregated {
+        match arg {
+            Arg::Int(int) => Aggregated::Int(int),
+            Arg::Decimal(decimal) => Aggregated::Decimal(decimal),
+            Arg::Float(float) => Aggregated::Float(float),
+            other => panic!("not a number: {other:?}"),
+        }
+    }
+
+    fn model_add(sum: Aggregated, value: Arg<'static>, kind: ArgKind) -> Aggregated {
+        let result = match (sum, value) {
+            (Aggregated::Int(a), Arg::Int(b)) if kind == Duration => {
+                ops::duration_add(a, b).map(Aggregated::Int)
+            }
+            (Aggregated::Int(a), Arg::Int(b)) => ops::int_add(a, b).map(Aggregated::Int),
+            (Aggregated::Decimal(a), Arg::Decimal(b)) => ops::dec_add(a, b).map(Aggregated::Decimal),
+            (Aggregated::Float(a), Arg::Float(b)) => ops::float_add(a, b).map(Aggregated::Float),
+            (failed, _) => Ok(failed),
+        };
+        result.unwrap_or_else(Aggregated::Failed)
+    }
+
+    fn model_order(a: Arg<'static>, b: Arg<'static>) -> std::cmp::Ordering {
+        match (a, b) {
+            (Arg::Int(a), Arg::Int(b)) => a.cmp(&b),
+            (Arg::Decimal(a), Arg::Decimal(b)) => decimal::cmp(a, b),
+            (Arg::Float(a), Arg::Float(b)) => ops::float_cmp(a, b),
+            other => panic!("not ordered: {other:?}"),
+        }
+    }
+
+    /// The times of `key`'s records in `store`, in entry order (`None`
+    /// when the key is not held).
+    fn held_times(store: &WindowStore, key: Key<'_>) -> Option<Vec<i64>> {
+        let slot = store.find(store.hash(KeyView::from(key)), key)?;
+        Some(store.slot(slot).records.iter().map(|record| record.time).collect())
+    }
+
+    /// Checks `store` against the model after each event: the observation,
+    /// the counts, and for each key exactly the records a later record may
+    /// need (those of the model not out of reach of the key's latest time).
+    fn agrees_with_model(
+        mut store: WindowStore,
+        mut model: Model,
+        events: &[Event],
+    ) -> Result<(), TestCaseError> {
+        let aggregates = model.shape.aggregates.clone();
+        let mut out = Vec::new();
+        let mut time = 0i64;
+        for (i, event) in events.iter().enumerate() {
+            time += event.step;
+            let (key, args) = (KEYS[event.key], event.args(time, &aggregates));
+            let observed = shown(store.observe(key, time, &args, &mut out), &out);
+            prop_assert_eq!(observed, model.observe(key, time, &args), "event {} ({:?} at {})", i, key, time);
+            let counts = (store.keys(), store.evicted(), store.expired());
+            prop_assert_eq!(counts, (model.keys.len(), model.evicted, model.expired), "event {}: counts", i);
+            for key in KEYS {
+                let needed = model.keys.iter().find(|k| k.key == key).map(|k| {
+                    let reach = model.reach();
+                    let needed = |&&(time, _): &&(i64, _)| i128::from(time) + reach > i128::from(k.latest);
+                    k.records.iter().filter(needed).map(|&(time, _)| time).collect::<Vec<_>>()
+                });
+                prop_assert_eq!(
+                    held_times(&store, key),
+                    needed,
+                    "event {}: the records held for {:?}",
+                    i,
+                    key
+                );
+            }
+            let records: usize = store.slots.iter().map(|slot| slot.records.heap_bytes()).sum();
+            prop_assert_eq!(store.records_bytes, records, "event {}: the records' bytes as counted", i);
+        }
+        Ok(())
+    }
+
+    /// With no key bound, the store answers every record that is not late
+    /// against the watermark as if it kept every record forever.
+    fn loses_nothing_needed(
+        mut store: WindowStore,
+        mut forever: Model,
+        events: &[Event],
+    ) -> Result<(), TestCaseError> {
+        let (grace, aggregates) = (forever.shape.grace, forever.shape.aggregates.clone());
+        let mut out = Vec::new();
+        let mut time = 0i64;
+        for (i, event) in events.iter().enumerate() {
+            time += event.step;
+            let (key, args) = (KEYS[event.key], event.args(time, &aggregates));
+            let watermark = store.watermark();
+            let observed = shown(store.observe(key, time, &args, &mut out), &out);
+            let expected = forever.observe(key, time, &args);
+            if watermark.is_none_or(|w| i128::from(time) >= i128::from(w) - i128::from(grace)) {
+                prop_assert_eq!(observed, expected, "event {} ({:?} at {})", i, key, time);
+            }
+        }
+        Ok(())
+    }
+
+    fn seeded(cases: u32) -> Config {
+        Config {
+            cases,
+            rng_seed: RngSeed::Fixed(0x57_1D_0A_5E),
+            failure_persistence: None,
+            ..Config::default()
+        }
+    }
+
+    proptest! {
+        #![proptest_config(seeded(400))]
+
+        #[test]
+        fn the_store_is_the_model(
+            span in 1i64..=20,
+            grace in 0i64..=8,
+            max_keys in prop_oneof![Just(None), (1usize..=4).prop_map(Some)],
+            events in prop::collection::vec(event(), 1..150),
+        ) {
+            let shape = shape(span, grace, &every_aggregate());
+            let store = WindowStore::new(shape.clone(), max_keys).unwrap();
+            agrees_with_model(store, Model::new(shape.clone(), max_keys, true), &events)?;
+            // Two hash values for four keys: the index's chains.
+            let mut colliding = WindowStore::new(shape.clone(), max_keys).unwrap();
+            colliding.hash_mask = 1;
+            agrees_with_model(colliding, Model::new(shape.clone(), max_keys, true), &events)?;
+            let store = WindowStore::new(shape.clone(), None).unwrap();
+            loses_nothing_needed(store, Model::new(shape, None, false), &events)?;
+        }
     }
 
     /// 100,000 keys of one record each (count, sum of a decimal, distinct
