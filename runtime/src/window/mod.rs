@@ -16,4 +16,4 @@ mod shape;
 mod store;
 
 pub use shape::{Aggregated, Arg, ArgKind, Key, ShapeError, WindowShape};
-pub use store::{Observation, WindowStore};
+pub use store::{Observation, SharedWindowStore, WindowStore};

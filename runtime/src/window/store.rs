@@ -1,6 +1,6 @@
 //! The window state store: per key, the records a sliding event-time
 //! window still needs, and each entering record's aggregates over its
-//! window ([`WindowStore`]).
+//! window ([`WindowStore`]; [`SharedWindowStore`] for many threads).
 //!
 //! Per key the store keeps its latest time and its records (one buffer,
 //! [`KeyRecords`]); an index from the key's hash to its slot; and one
@@ -23,6 +23,8 @@ use std::collections::HashMap;
 use std::fmt;
 use std::hash::{BuildHasher, RandomState};
 use std::mem::size_of;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Mutex, PoisonError};
 
 use rustc_hash::FxBuildHasher;
 
@@ -219,6 +221,12 @@ impl WindowStore {
         Observation::Entered
     }
 
+    /// Raises the watermark to `watermark` (the shared store's, which other
+    /// shards may have raised).
+    fn raise_watermark(&mut self, watermark: i64) {
+        self.watermark = Some(self.watermark.map_or(watermark, |own| own.max(watermark)));
+    }
+
     fn hash(&self, key: KeyView<'_>) -> u64 {
         self.hasher.hash_one(key) & self.hash_mask
     }
@@ -401,9 +409,99 @@ impl fmt::Debug for WindowStore {
     }
 }
 
+/// The most shards of a [`SharedWindowStore`].
+const SHARDS: usize = 64;
+
+/// A [`WindowStore`] for many threads (the server): shards of
+/// `Mutex<WindowStore>` chosen by the key's hash, so one key's observe is
+/// atomic and two keys rarely contend. `max_keys` is split over the shards,
+/// each evicting its own least recently entered key; the watermark is
+/// shared, so a record sees the watermark of every record whose observe
+/// returned before it began.
+pub struct SharedWindowStore {
+    hasher: RandomState,
+    shards: Box<[Mutex<WindowStore>]>,
+    /// The greatest time entered into any shard (`i64::MIN` before any:
+    /// raising a shard's watermark to it changes nothing).
+    watermark: AtomicI64,
+}
+
+impl SharedWindowStore {
+    /// As [`WindowStore::new`], in 64 shards; with `max_keys` below 64, in
+    /// `max_keys` shards of one key each.
+    pub fn new(shape: WindowShape, max_keys: Option<usize>) -> Result<SharedWindowStore, ShapeError> {
+        let count = max_keys.map_or(SHARDS, |max_keys| max_keys.clamp(1, SHARDS));
+        let hasher = RandomState::new();
+        let share =
+            |shard: usize| max_keys.map(|max_keys| max_keys / count + usize::from(shard < max_keys % count));
+        let shards = (0..count)
+            .map(|shard| {
+                WindowStore::with_hasher(shape.clone(), share(shard), hasher.clone()).map(Mutex::new)
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(SharedWindowStore { hasher, shards, watermark: AtomicI64::new(i64::MIN) })
+    }
+
+    /// As [`WindowStore::observe`], under the lock of the key's shard.
+    pub fn observe(
+        &self,
+        key: Key<'_>,
+        time: i64,
+        args: &[Arg<'_>],
+        out: &mut Vec<Aggregated>,
+    ) -> Observation {
+        let hash = self.hasher.hash_one(KeyView::from(key));
+        let shard = ((u128::from(hash) * self.shards.len() as u128) >> 64) as usize;
+        let mut store = self.shards[shard].lock().unwrap_or_else(PoisonError::into_inner);
+        store.raise_watermark(self.watermark.load(Ordering::Relaxed));
+        let observation = store.observe_hashed(hash, key, time, args, out);
+        if let Some(watermark) = store.watermark {
+            self.watermark.fetch_max(watermark, Ordering::Relaxed);
+        }
+        observation
+    }
+
+    /// The keys held, over all shards.
+    pub fn keys(&self) -> usize {
+        self.sum(WindowStore::keys)
+    }
+
+    /// The keys dropped because a shard held its share of `max_keys`.
+    pub fn evicted(&self) -> u64 {
+        self.sum(WindowStore::evicted)
+    }
+
+    /// The keys dropped because the watermark passed them.
+    pub fn expired(&self) -> u64 {
+        self.sum(WindowStore::expired)
+    }
+
+    /// The heap bytes held, over all shards.
+    pub fn heap_bytes(&self) -> usize {
+        allocation_bytes(self.shards.len() * size_of::<Mutex<WindowStore>>())
+            + self.sum(WindowStore::heap_bytes)
+    }
+
+    fn sum<N: std::iter::Sum<N>>(&self, of: impl Fn(&WindowStore) -> N) -> N {
+        self.shards.iter().map(|shard| of(&shard.lock().unwrap_or_else(PoisonError::into_inner))).sum()
+    }
+}
+
+impl fmt::Debug for SharedWindowStore {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SharedWindowStore")
+            .field("shards", &self.shards.len())
+            .field("keys", &self.keys())
+            .field("watermark", &self.watermark.load(Ordering::Relaxed))
+            .finish_non_exhaustive()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::str::FromStr;
+    use std::sync::Arc;
+    use std::thread;
 
     use ir::AggregateKind::{self, Count, Distinct, Max, Min, Sum};
     use proptest::prelude::*;
@@ -794,16 +892,22 @@ mod tests {
         ]
     }
 
-    /// Runs a case on a [`WindowStore`].
+    /// Runs a case on a [`WindowStore`], and on a [`SharedWindowStore`]
+    /// when it has no key bound (a bound is split over shards).
     fn check(case: &Case) {
         let name = case.name;
         let mut store =
             WindowStore::new(case.shape.clone(), case.max_keys).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let shared = SharedWindowStore::new(case.shape.clone(), case.max_keys).unwrap();
         let mut out = vec![Aggregated::Int(-1)];
         for (i, step) in case.steps.iter().enumerate() {
             let observation = store.observe(step.key, step.time, &step.args, &mut out);
             let what = format!("{name}: step {i} ({:?} at {})", step.key, step.time);
             assert_eq!(shown(observation, &out), step.expect, "{what}");
+            if case.max_keys.is_none() {
+                let observation = shared.observe(step.key, step.time, &step.args, &mut out);
+                assert_eq!(shown(observation, &out), step.expect, "{what}, shared");
+            }
         }
         assert_eq!(
             (store.keys(), store.evicted(), store.expired()),
@@ -837,7 +941,8 @@ mod tests {
             (shape(1, 0, &[(Distinct, Timestamp)]), "aggregate 0 (distinct) cannot take a timestamp"),
         ];
         for (shape, message) in refused {
-            assert_eq!(WindowStore::new(shape, None).unwrap_err().to_string(), message);
+            assert_eq!(WindowStore::new(shape.clone(), None).unwrap_err().to_string(), message);
+            assert_eq!(SharedWindowStore::new(shape, Some(3)).unwrap_err().to_string(), message);
         }
         assert!(WindowStore::new(shape(1, 0, &[]), None).is_ok(), "a window of no aggregates is kept");
     }
@@ -1234,5 +1339,101 @@ mod tests {
     fn a_million_keys_take_under_300_mb() {
         let per_key = bytes_per_key(1_000_000);
         assert!(per_key * 1_000_000 < 300_000_000, "{per_key} bytes a key");
+    }
+
+    /// Runs `threads` threads of `each(thread, store, out)` on one store.
+    fn hammer<T: Send + 'static>(
+        store: &Arc<SharedWindowStore>,
+        threads: usize,
+        each: impl Fn(usize, &SharedWindowStore, &mut Vec<Aggregated>) -> T + Send + Sync + 'static,
+    ) -> Vec<T> {
+        let each = Arc::new(each);
+        let handles: Vec<_> = (0..threads)
+            .map(|thread| {
+                let (store, each) = (Arc::clone(store), Arc::clone(&each));
+                thread::spawn(move || each(thread, &store, &mut Vec::new()))
+            })
+            .collect();
+        handles.into_iter().map(|handle| handle.join().unwrap()).collect()
+    }
+
+    fn int(aggregated: &Aggregated) -> i64 {
+        match aggregated {
+            Aggregated::Int(int) => *int,
+            other => panic!("not an int: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn eight_threads_on_one_key_count_every_record_once() {
+        const EACH: usize = 250;
+        let store = Arc::new(SharedWindowStore::new(shape(10, 0, &[COUNT, (Sum, Int)]), None).unwrap());
+        let counts = hammer(&store, 8, |_, store, out| {
+            (0..EACH)
+                .map(|_| {
+                    assert_eq!(
+                        store.observe(Key::Str("hot"), 0, &[NONE, Arg::Int(1)], out),
+                        Observation::Entered
+                    );
+                    assert_eq!(int(&out[0]), int(&out[1]), "count and sum of ones agree");
+                    int(&out[0])
+                })
+                .collect::<Vec<_>>()
+        });
+        let mut counts: Vec<i64> = counts.into_iter().flatten().collect();
+        counts.sort_unstable();
+        assert_eq!(counts, (1..=8 * EACH as i64).collect::<Vec<_>>(), "each record saw each before it once");
+        let mut out = Vec::new();
+        store.observe(Key::Str("hot"), 0, &[NONE, Arg::Int(1)], &mut out);
+        assert_eq!(int(&out[0]), 8 * EACH as i64 + 1);
+    }
+
+    #[test]
+    fn eight_threads_on_one_key_over_time_keep_the_span() {
+        // Times 0..400 from each thread, grace enough that none is late,
+        // a span of 200: a record at 399 sees the 8 * 200 at 200 or more.
+        let store = Arc::new(SharedWindowStore::new(shape(200, 1000, &[COUNT]), None).unwrap());
+        hammer(&store, 8, |_, store, out| {
+            for time in 0..400 {
+                assert_eq!(store.observe(Key::Int(7), time, &[NONE], out), Observation::Entered);
+            }
+        });
+        let mut out = Vec::new();
+        store.observe(Key::Int(7), 399, &[NONE], &mut out);
+        assert_eq!(int(&out[0]), 8 * 200 + 1);
+    }
+
+    #[test]
+    fn eight_threads_on_many_keys() {
+        const KEYS: i64 = 500;
+        const ROUNDS: i64 = 20;
+        let store = Arc::new(SharedWindowStore::new(shape(1000, 1000, &[COUNT]), None).unwrap());
+        hammer(&store, 8, |thread, store, out| {
+            for round in 0..ROUNDS {
+                for key in 0..KEYS {
+                    let key = (key + thread as i64 * 61) % KEYS;
+                    assert_eq!(store.observe(Key::Int(key), round, &[NONE], out), Observation::Entered);
+                }
+            }
+        });
+        assert_eq!((store.keys(), store.evicted(), store.expired()), (KEYS as usize, 0, 0));
+        let mut out = Vec::new();
+        for key in 0..KEYS {
+            store.observe(Key::Int(key), ROUNDS, &[NONE], &mut out);
+            assert_eq!(int(&out[0]), 8 * ROUNDS + 1, "key {key}");
+        }
+    }
+
+    #[test]
+    fn a_shared_store_splits_max_keys_over_its_shards() {
+        for max_keys in [1, 5, 100] {
+            let store = SharedWindowStore::new(shape(10, 0, &[COUNT]), Some(max_keys)).unwrap();
+            let mut out = Vec::new();
+            for key in 0..1000 {
+                store.observe(Key::Int(key), 0, &[NONE], &mut out);
+            }
+            assert!(store.keys() <= max_keys, "{} keys held of {max_keys}", store.keys());
+            assert_eq!(store.keys() as u64 + store.evicted(), 1000);
+        }
     }
 }
