@@ -9,6 +9,8 @@
 //! - [`budget`]: the time budget both engines honour;
 //! - [`model`]: model scoring as the runtime sees it (the `models` crate
 //!   runs ONNX behind it);
+//! - [`window`]: window state (per-key records of a sliding event-time
+//!   window and each record's aggregates over it);
 //! - [`ops`]: the semantics of every operator and built-in, shared with
 //!   the JIT so the two engines cannot drift;
 //! - [`result`]: the result and its JSON form;
@@ -39,6 +41,7 @@ pub mod request;
 pub mod result;
 pub mod semantics;
 pub mod value;
+pub mod window;
 
 pub use context::Context;
 pub use contract_set::ContractSet;
