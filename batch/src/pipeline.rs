@@ -36,7 +36,10 @@ pub fn run(
     threads: usize,
     progress: &Progress,
 ) -> Result<Summary, String> {
-    let threads = threads.max(1);
+    // A record's window values depend on every record before it: until
+    // the window pass runs ahead of the workers, a contract with windows
+    // is evaluated by one worker, in input order.
+    let threads = if job.contract().window_state().is_some() { 1 } else { threads.max(1) };
     let (chunks, queue) = sync_channel::<Work>(threads * 2);
     let (turns, order) = sync_channel::<Receiver<Piece>>(threads * 4);
     let queue = Arc::new(Mutex::new(queue));

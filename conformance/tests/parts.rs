@@ -1,7 +1,10 @@
 //! Results with only some parts (`--fields`): for every case's requests
 //! and every set of parts, each engine gives the full result's JSON with
 //! the other parts left out, and native code (which renders only the
-//! messages it reports) gives the interpreter's bytes.
+//! messages it reports) gives the interpreter's bytes. Cases with windows
+//! are left out: a record enters its windows each time it is evaluated,
+//! so evaluating it again for each set of parts would change its result
+//! (the parts of their results are built by the same sinks).
 
 use runtime::result::{JsonResult, Parts};
 
@@ -47,6 +50,9 @@ fn every_set_of_parts_is_the_full_result_projected() {
             .iter()
             .map(|(name, engine)| (*name, conformance::load(&case, engine).expect("the case loads")))
             .collect();
+        if contracts[0].1.window_state().is_some() {
+            continue;
+        }
         for line in requests.lines().filter(|l| !l.trim().is_empty()) {
             let (_, interp) = &contracts[0];
             let Ok(request) = interp.request(line) else { continue };

@@ -1,9 +1,13 @@
 //! Running a contract's own `tests:` (kept in its bundle): each test's
-//! request is evaluated and every expectation it states is compared.
+//! request is evaluated and every expectation it states is compared. A
+//! contract with windows gives each test its own empty window state, in
+//! which the test's `history:` inputs are evaluated first (their results
+//! are not checked).
 
 use crate::engine::{Contract, Request};
 use crate::request::Input;
 use crate::result::Evaluation;
+use crate::signals::WindowState;
 
 /// One test's outcome: what differed (nothing when it passed), and the
 /// result's JSON (to compare engines).
@@ -28,22 +32,42 @@ pub fn run(contract: &Contract) -> Vec<TestOutcome> {
 fn run_one(contract: &Contract, test: &ir::TestCase) -> TestOutcome {
     let mut failures = Vec::new();
     let mut json = Vec::new();
-    let now = test.now.map(ir::time::format_timestamp);
-    let input_text = test.input.to_string();
-    let request = contract
-        .context(test.channel.as_deref(), test.component.as_deref(), now.as_deref())
-        .and_then(|context| Ok((context, Input::parse(contract.program(), &input_text)?)));
-    match request {
-        Err(invalid) => failures.push(format!("the test's request is invalid: {invalid}")),
-        Ok((context, input)) => match contract.evaluate(&Request::new(contract, context, input)) {
-            Ok(result) => {
-                compare(&test.expect, &result, &mut failures);
-                json = result.to_json();
-            }
-            Err(e) => failures.push(e.to_string()),
-        },
+    let state = contract.new_window_state();
+    for (i, earlier) in test.history.iter().enumerate() {
+        if let Err(problem) = evaluate(contract, test, earlier, state.as_ref()) {
+            failures.push(format!("history[{i}]: {problem}"));
+        }
+    }
+    match evaluate(contract, test, &test.input, state.as_ref()) {
+        Ok(result) => {
+            compare(&test.expect, &result, &mut failures);
+            json = result.to_json();
+        }
+        Err(problem) => failures.push(problem),
     }
     TestOutcome { name: test.name.clone(), failures, result: json }
+}
+
+/// Evaluates `input` in the test's context, entering it into `state`'s
+/// windows when the contract has them.
+fn evaluate<'c>(
+    contract: &'c Contract,
+    test: &ir::TestCase,
+    input: &serde_json::Value,
+    state: Option<&WindowState>,
+) -> Result<Evaluation<'c>, String> {
+    let now = test.now.map(ir::time::format_timestamp);
+    let input_text = input.to_string();
+    let (context, input) = contract
+        .context(test.channel.as_deref(), test.component.as_deref(), now.as_deref())
+        .and_then(|context| Ok((context, Input::parse(contract.program(), &input_text)?)))
+        .map_err(|invalid| format!("the test's request is invalid: {invalid}"))?;
+    let request = Request::new(contract, context, input);
+    let evaluated = match state {
+        Some(state) => contract.evaluate_in(&request, state),
+        None => contract.evaluate(&request),
+    };
+    evaluated.map_err(|e| e.to_string())
 }
 
 /// Appends a line per expectation the result does not meet.

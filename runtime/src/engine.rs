@@ -32,6 +32,7 @@ use crate::program::Program;
 use crate::records::Records;
 use crate::request::{Envelope, Input, InvalidInput};
 use crate::result::{Collect, Evaluation, ResultSink, RowSink, RuleTrace};
+use crate::signals::{NO_SIGNALS, Signals, WindowState};
 
 /// When contracts run as native code.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
@@ -56,7 +57,12 @@ pub struct EngineBuilder {
     native: Option<Arc<dyn NativeCompiler>>,
     hot_after: u64,
     timeout: Option<Duration>,
+    max_window_keys: Option<usize>,
 }
+
+/// The keys a window holds by default before it drops the least recently
+/// seen (SIGNALS.md: `--max-window-keys`).
+pub const DEFAULT_MAX_WINDOW_KEYS: usize = 1_000_000;
 
 impl Default for EngineBuilder {
     fn default() -> Self {
@@ -66,6 +72,7 @@ impl Default for EngineBuilder {
             native: None,
             hot_after: DEFAULT_HOT_AFTER,
             timeout: None,
+            max_window_keys: Some(DEFAULT_MAX_WINDOW_KEYS),
         }
     }
 }
@@ -97,6 +104,14 @@ impl EngineBuilder {
         self
     }
 
+    /// How many keys each window of a loaded contract holds at most
+    /// (`None`: no bound but the span); past it the least recently seen
+    /// key is dropped.
+    pub fn max_window_keys(mut self, keys: Option<usize>) -> Self {
+        self.max_window_keys = keys;
+        self
+    }
+
     /// Registers a host function under `name` with `signature`
     /// (`"(string) -> decimal"`).
     pub fn host_function(
@@ -118,6 +133,7 @@ impl EngineBuilder {
             native: self.native,
             hot_after: self.hot_after,
             timeout: self.timeout,
+            max_window_keys: self.max_window_keys,
         }
     }
 }
@@ -131,6 +147,7 @@ pub struct Engine {
     native: Option<Arc<dyn NativeCompiler>>,
     hot_after: u64,
     timeout: Option<Duration>,
+    max_window_keys: Option<usize>,
 }
 
 /// Why a bundle could not be loaded into an engine.
@@ -209,10 +226,10 @@ impl Engine {
     /// this engine does not provide, naming it.
     pub fn load(&self, bundle: Bundle) -> Result<Arc<Contract>, LoadError> {
         let contract = bundle.contract_arc();
-        if !contract.windows.is_empty() || !contract.models.is_empty() {
+        if !contract.models.is_empty() {
             return Err(LoadError {
                 message: format!(
-                    "contract `{}` declares windows or models, which this version of the runtime does not evaluate yet",
+                    "contract `{}` declares models, which this version of the runtime does not score yet",
                     contract.name
                 ),
             });
@@ -246,6 +263,11 @@ impl Engine {
             hosts.push(host.clone());
         }
         let program = Program::new(contract).map_err(|message| LoadError { message })?;
+        if !program.windows.is_empty() {
+            // The state itself is made at the first evaluation, unless the
+            // contract adopts its previous revision's (`adopt_windows`).
+            WindowState::new(&program, self.max_window_keys).map_err(|message| LoadError { message })?;
+        }
         let id = NEXT_CONTRACT_ID.fetch_add(1, Ordering::Relaxed);
         let compiler = if self.jit == Jit::Off { None } else { self.native.clone() };
         let contract = Arc::new_cyclic(|me| Contract {
@@ -262,6 +284,8 @@ impl Engine {
             fallbacks: AtomicU64::new(0),
             native: OnceLock::new(),
             status: Mutex::new(NativeStatus::Interpreted),
+            windows: OnceLock::new(),
+            max_window_keys: self.max_window_keys,
             me: me.clone(),
         });
         if self.jit == Jit::On {
@@ -308,6 +332,11 @@ pub struct Contract {
     /// Set once, when native code is ready; read without locking.
     native: OnceLock<NativeProgram>,
     status: Mutex<NativeStatus>,
+    /// The window state every evaluation of this contract enters its
+    /// record into: made at the first use, or adopted from the previous
+    /// revision (never for a contract without windows).
+    windows: OnceLock<Arc<WindowState>>,
+    max_window_keys: Option<usize>,
     me: Weak<Contract>,
 }
 
@@ -513,6 +542,7 @@ impl Contract {
         let mut failed = 0;
         if records.is_for(self)
             && context.limit.is_none()
+            && self.program.windows.is_empty()
             && let Some(native) = self.native.get()
         {
             let (mut ran, mut fell) = (0, 0);
@@ -567,7 +597,8 @@ impl Contract {
         sink: &mut dyn RowSink<'c>,
     ) -> bool {
         let budget = Budget::new(context.limit);
-        match interp::evaluate(&self.program, &self.hosts, context, records.record(row), &budget) {
+        match interp::evaluate(&self.program, &self.hosts, context, records.record(row), &NO_SIGNALS, &budget)
+        {
             Ok(evaluation) => {
                 evaluation.replay(sink);
                 true
@@ -597,6 +628,17 @@ impl Contract {
         sink: &mut dyn ResultSink<'c>,
     ) -> Result<Option<Evaluation<'c>>, EvaluateError> {
         let budget = Budget::new(context.limit);
+        if let Some(state) = self.window_state() {
+            let signals = self.signals(context, input, &budget, state)?;
+            return Ok(Some(interp::evaluate(
+                &self.program,
+                &self.hosts,
+                context,
+                input,
+                &signals,
+                &budget,
+            )?));
+        }
         if let Some(native) = self.native.get() {
             match crate::native::run(&self.program, native, &self.hosts, context, input, &budget, sink) {
                 NativeRun::Done => {
@@ -614,14 +656,95 @@ impl Contract {
                 self.compile_in_background();
             }
         }
-        Ok(Some(interp::evaluate(&self.program, &self.hosts, context, input, &budget)?))
+        Ok(Some(interp::evaluate(&self.program, &self.hosts, context, input, &NO_SIGNALS, &budget)?))
     }
 
-    /// Evaluates with the interpreter only, whatever the engine.
+    /// The record's window values, entering it into `state`'s windows.
+    fn signals(
+        &self,
+        context: &Context,
+        input: RecordRef<'_>,
+        budget: &Budget,
+        state: &WindowState,
+    ) -> Result<Signals, OutOfTime> {
+        crate::signals::observe(&self.program, &self.hosts, context, input, budget, state)
+    }
+
+    /// The contract's own window state, or for a contract without
+    /// windows none.
+    fn state_signals(&self, request: &Request<'_>, budget: &Budget) -> Result<Signals, OutOfTime> {
+        match self.window_state() {
+            Some(state) => self.signals(&request.context, request.input.record(), budget, state),
+            None => Ok(Signals::default()),
+        }
+    }
+
+    /// Evaluates with the interpreter only, whatever the engine; the
+    /// record enters the contract's windows.
     pub fn interpret(&self, request: &Request<'_>) -> Result<Evaluation<'_>, EvaluateError> {
         self.check_request(request)?;
         let budget = Budget::new(request.context.limit);
-        Ok(interp::evaluate(&self.program, &self.hosts, &request.context, request.input.record(), &budget)?)
+        let signals = self.state_signals(request, &budget)?;
+        Ok(interp::evaluate(
+            &self.program,
+            &self.hosts,
+            &request.context,
+            request.input.record(),
+            &signals,
+            &budget,
+        )?)
+    }
+
+    /// Empty window state for this contract, as [`Contract::evaluate_in`]
+    /// takes (`rulec test` gives each case its own, and runs its
+    /// `history:` in it first). `None` for a contract without windows.
+    pub fn new_window_state(&self) -> Option<WindowState> {
+        if self.program.windows.is_empty() {
+            return None;
+        }
+        WindowState::new(&self.program, self.max_window_keys).ok()
+    }
+
+    /// Evaluates `request` with its record entered into `state` instead of
+    /// the contract's own window state.
+    pub fn evaluate_in(
+        &self,
+        request: &Request<'_>,
+        state: &WindowState,
+    ) -> Result<Evaluation<'_>, EvaluateError> {
+        self.check_request(request)?;
+        let budget = Budget::new(request.context.limit);
+        let (context, input) = (&request.context, request.input.record());
+        let signals = self.signals(context, input, &budget, state)?;
+        Ok(interp::evaluate(&self.program, &self.hosts, context, input, &signals, &budget)?)
+    }
+
+    /// The contract's window state (`None` without windows).
+    pub fn window_state(&self) -> Option<&Arc<WindowState>> {
+        if self.program.windows.is_empty() {
+            return None;
+        }
+        if let Some(state) = self.windows.get() {
+            return Some(state);
+        }
+        let fresh = self.new_window_state()?;
+        Some(self.windows.get_or_init(|| Arc::new(fresh)))
+    }
+
+    /// Takes over `previous`'s window state (the same contract's earlier
+    /// revision) when the windows are the same, as SIGNALS.md says of a
+    /// reload: the same keys, times, spans and aggregates, over the same
+    /// lets. Returns whether it did; it cannot once this contract has
+    /// evaluated a record.
+    pub fn adopt_windows(&self, previous: &Contract) -> bool {
+        let same =
+            crate::signals::window_signature(self.ir()) == crate::signals::window_signature(previous.ir());
+        match previous.windows.get() {
+            Some(state) if same && !self.program.windows.is_empty() => {
+                self.windows.set(state.clone()).is_ok()
+            }
+            _ => false,
+        }
     }
 
     /// How many evaluations native code finished, and how many it handed
@@ -697,7 +820,15 @@ impl Contract {
     pub fn explain(&self, request: &Request<'_>) -> Result<(Evaluation<'_>, Vec<RuleTrace>), EvaluateError> {
         self.check_request(request)?;
         let budget = Budget::new(request.context.limit);
-        Ok(interp::explain(&self.program, &self.hosts, &request.context, request.input.record(), &budget)?)
+        let signals = self.state_signals(request, &budget)?;
+        Ok(interp::explain(
+            &self.program,
+            &self.hosts,
+            &request.context,
+            request.input.record(),
+            &signals,
+            &budget,
+        )?)
     }
 
     /// Evaluates many requests in one call, appending results in order.

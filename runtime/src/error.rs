@@ -70,6 +70,9 @@ pub enum EvalError {
         id: u32,
         error: Box<EvalError>,
     },
+    /// A window read for a record that is late for that window
+    /// (SIGNALS.md): `t < latest(key) - grace`.
+    Late(String),
 }
 
 impl fmt::Display for EvalError {
@@ -84,6 +87,7 @@ impl fmt::Display for EvalError {
             EvalError::Host { name, message } => write!(f, "host function `{name}` failed: {message}"),
             EvalError::OutOfTime => f.write_str("the evaluation ran out of time"),
             EvalError::Let { error, .. } => write!(f, "{error}"),
+            EvalError::Late(window) => write!(f, "record is late for window {window}"),
         }
     }
 }

@@ -14,6 +14,8 @@
 //! - [`ops`]: the semantics of every operator and built-in, shared with
 //!   the JIT so the two engines cannot drift;
 //! - [`result`]: the result and its JSON form;
+//! - [`signals`]: what an evaluation reads beyond its record (window
+//!   values), computed once for every engine;
 //! - [`engine`]: the embedding API (`Engine`, `Contract`);
 //! - [`contract_set`]: the set of contracts every front end serves
 //!   (routing by name, the request line to result line path, the folder
@@ -40,6 +42,7 @@ pub mod records;
 pub mod request;
 pub mod result;
 pub mod semantics;
+pub mod signals;
 pub mod value;
 pub mod window;
 

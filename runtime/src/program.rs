@@ -326,6 +326,9 @@ pub struct Program {
     /// Per effect: the addition `combine: sum` uses on its type
     /// (`BinaryOp::add_for`; read under that policy only).
     pub effect_adds: Vec<BinaryOp>,
+    /// Per window: its roots and where its aggregates are in a record's
+    /// signals (`crate::signals`).
+    pub windows: Vec<crate::signals::WindowPlan>,
     /// The interpreter's compiled code of the nodes.
     pub(crate) code: crate::interp::Code,
     /// Field name to index, for records wider than a few fields.
@@ -382,6 +385,7 @@ impl Program {
         let effect_adds = contract.effects.iter().map(|e| BinaryOp::add_for(e.ty)).collect();
         let input_read = input_read(&contract, &layouts, &nodes);
         let code = crate::interp::Code::new(&contract, &nodes);
+        let windows = crate::signals::WindowPlan::of(&contract);
         Ok(Program {
             contract,
             layouts,
@@ -391,6 +395,7 @@ impl Program {
             rules,
             referenced_rules,
             effect_adds,
+            windows,
             code,
             field_maps,
             input_read,

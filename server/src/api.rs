@@ -350,6 +350,12 @@ fn metrics(app: &App) -> Response<Body> {
         workers_busy: app.pool.busy(),
         batches_running: app.batches.load(Ordering::Relaxed),
         engines: set.contracts.contracts().iter().map(|c| (c.name(), engine_of(c))).collect(),
+        windows: set
+            .contracts
+            .contracts()
+            .iter()
+            .filter_map(|c| c.window_state().map(|w| (c.name(), w.keys(), w.evicted())))
+            .collect(),
     };
     let mut response = Response::new(Full::new(Bytes::from(app.metrics.render(&snapshot))).boxed());
     response

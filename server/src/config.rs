@@ -46,6 +46,9 @@ pub struct Config {
     /// time. A body that falls behind is answered 408.
     pub body_pace: BodyPace,
     pub engine: EngineChoice,
+    /// The keys each window of a served contract holds at most
+    /// (`--max-window-keys`); past it the least recently seen is dropped.
+    pub max_window_keys: usize,
     /// Reload when the folder changes (SIGHUP always reloads).
     pub watch: bool,
 }
@@ -68,6 +71,7 @@ impl Config {
             header_timeout: Duration::from_secs(10),
             body_pace: BodyPace::default(),
             engine: EngineChoice::Auto,
+            max_window_keys: runtime::engine::DEFAULT_MAX_WINDOW_KEYS,
             watch: true,
         }
     }

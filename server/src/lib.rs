@@ -67,7 +67,11 @@ fn engine(config: &Config) -> runtime::Engine {
         EngineChoice::Jit => runtime::Jit::On,
         EngineChoice::Auto => runtime::Jit::Auto,
     };
-    runtime::Engine::builder().jit(jit).native(Arc::new(backend::Jit::new())).build()
+    runtime::Engine::builder()
+        .jit(jit)
+        .native(Arc::new(backend::Jit::new()))
+        .max_window_keys(Some(config.max_window_keys))
+        .build()
 }
 
 /// Compiles the rules and starts serving on the current tokio runtime. An

@@ -12,7 +12,10 @@
 //!   batches took, start to end (records per second is the ratio of the
 //!   two counters' rates); `rulec_batches_running`: batches now;
 //! - `rulec_contract_engine{contract,engine}`: 1 for the engine each served
-//!   contract runs on; `rulec_revision`: the rule set serving.
+//!   contract runs on; `rulec_revision`: the rule set serving;
+//! - `rulec_window_keys{contract}`, `rulec_window_evictions_total{contract}`:
+//!   per served contract with windows, the keys its window state holds and
+//!   those dropped because a window held `--max-window-keys`.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -53,6 +56,8 @@ pub struct Snapshot<'a> {
     pub batches_running: usize,
     /// `(contract, engine)`.
     pub engines: Vec<(&'a str, &'static str)>,
+    /// `(contract, keys held, keys evicted)` of contracts with windows.
+    pub windows: Vec<(&'a str, usize, u64)>,
 }
 
 impl Metrics {
@@ -172,6 +177,20 @@ impl Metrics {
                 "rulec_contract_engine{{contract=\"{}\",engine=\"{engine}\"}} 1",
                 escape(contract)
             );
+        }
+        out.push_str(
+            "# HELP rulec_window_keys Keys held by a contract's windows.\n# TYPE rulec_window_keys gauge\n",
+        );
+        for (contract, keys, _) in &now.windows {
+            let _ = writeln!(out, "rulec_window_keys{{contract=\"{}\"}} {keys}", escape(contract));
+        }
+        out.push_str(
+            "# HELP rulec_window_evictions_total Keys dropped because a window held --max-window-keys.\n\
+             # TYPE rulec_window_evictions_total counter\n",
+        );
+        for (contract, _, evicted) in &now.windows {
+            let _ =
+                writeln!(out, "rulec_window_evictions_total{{contract=\"{}\"}} {evicted}", escape(contract));
         }
         out
     }

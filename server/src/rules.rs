@@ -87,6 +87,7 @@ impl Rules {
         let _one_at_a_time = self.reloading.lock().map_err(|_| "a previous reload panicked".to_string())?;
         match load_dir(&self.engine, &self.dir) {
             Ok(contracts) => {
+                carry_windows(&self.current(), &contracts);
                 let revision = self.next_revision.fetch_add(1, Ordering::Relaxed);
                 self.current.store(Arc::new(RuleSet { revision, loaded_at: SystemTime::now(), contracts }));
                 self.reloads.fetch_add(1, Ordering::Relaxed);
@@ -102,6 +103,16 @@ impl Rules {
                 }
                 Err(message)
             }
+        }
+    }
+}
+
+/// A reload keeps a contract's window state when its windows are the
+/// same, and starts them empty when they changed (SIGNALS.md).
+fn carry_windows(old: &RuleSet, new: &ContractSet) {
+    for contract in new.contracts() {
+        if let Some(previous) = old.contracts.get(contract.name()) {
+            contract.adopt_windows(previous);
         }
     }
 }

@@ -11,6 +11,7 @@ use crate::data::RecordRef;
 use crate::host::HostFn;
 use crate::program::Program;
 use crate::result::{Evaluation, RuleTrace};
+use crate::signals::Signals;
 
 /// Evaluates and also traces each rule for `--explain`.
 pub fn explain<'p>(
@@ -18,9 +19,10 @@ pub fn explain<'p>(
     hosts: &'p [HostFn],
     context: &Context,
     input: RecordRef<'_>,
+    signals: &Signals,
     budget: &Budget,
 ) -> Result<(Evaluation<'p>, Vec<RuleTrace>), OutOfTime> {
-    let mut frame = Frame::new(program, hosts, context, input, true, budget);
+    let mut frame = Frame::new(program, hosts, context, input, signals, true, budget);
     let evaluation = frame.run(context)?;
     let traces =
         (0..program.contract.rules.len()).map(|i| frame.trace(context, RuleId::from_index(i))).collect();

@@ -35,19 +35,44 @@ use crate::host::HostFn;
 use crate::program::{NodeId, Program};
 use crate::result::{EffectResult, ErrorEntry, Evaluation, Outcomes};
 use crate::semantics::{self, ops};
+use crate::signals::{NO_SIGNALS, Signals};
 use crate::value::{Schema, Value, render, render_template};
 
-/// Evaluates a request's input and builds its result; stops when
-/// `budget` runs out.
+/// Evaluates a request's input, whose window values are `signals`, and
+/// builds its result; stops when `budget` runs out.
 pub fn evaluate<'p>(
     program: &'p Program,
     hosts: &'p [HostFn],
     context: &Context,
     input: RecordRef<'_>,
+    signals: &Signals,
     budget: &Budget,
 ) -> Result<Evaluation<'p>, OutOfTime> {
-    let mut frame = Frame::new(program, hosts, context, input, false, budget);
+    let mut frame = Frame::new(program, hosts, context, input, signals, false, budget);
     frame.run(context)
+}
+
+/// Evaluates nodes `roots` of `input` in order, in one frame (lets
+/// computed once for all), each to its value or its error: a window's
+/// key, time and arguments (`crate::signals`), which read no window.
+pub fn evaluate_nodes<'p: 'a, 'a>(
+    program: &'p Program,
+    hosts: &'p [HostFn],
+    context: &Context,
+    input: RecordRef<'a>,
+    budget: &'a Budget,
+    roots: &[NodeId],
+) -> Result<Vec<Result<Value<'a>, EvalError>>, OutOfTime> {
+    let mut frame = Frame::new(program, hosts, context, input, &NO_SIGNALS, false, budget);
+    let mut values = Vec::with_capacity(roots.len());
+    for &root in roots {
+        match frame.eval(root) {
+            Ok(value) => values.push(Ok(value)),
+            Err(fault) if matches!(fault.error(), EvalError::OutOfTime) => return Err(budget.out_of_time()),
+            Err(fault) => values.push(Err(fault.into_error())),
+        }
+    }
+    Ok(values)
 }
 
 /// A let or rule condition's state during one evaluation.
@@ -148,6 +173,8 @@ struct Frame<'p, 'a> {
     schema: Schema<'p>,
     hosts: &'p [HostFn],
     input: RecordRef<'a>,
+    /// The record's window values.
+    signals: &'a Signals,
     now: Option<i64>,
     /// Given back to the thread when the frame drops.
     scratch: ManuallyDrop<Box<Scratch<'a>>>,
@@ -183,6 +210,7 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
         hosts: &'p [HostFn],
         context: &Context,
         input: RecordRef<'a>,
+        signals: &'a Signals,
         memoise_all: bool,
         budget: &'a Budget,
     ) -> Self {
@@ -192,6 +220,7 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
             schema: p.schema(),
             hosts,
             input,
+            signals,
             now: context.now,
             scratch: ManuallyDrop::new(Scratch::take(
                 c,

@@ -121,10 +121,14 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
                 self.lambda(id, *kind, *list, *param, *body, *add)
             }
             Node::Extern { func, args } => self.host(*func, args),
-            // Contracts with signals are refused at load until the engines
-            // evaluate them (`Engine::load`).
-            Node::Window { .. } | Node::Score { .. } => {
-                Err(EvalError::Argument("windows and models are not evaluated by this engine".into()).into())
+            Node::Window { window, aggregate } => {
+                let at = p.windows[*window as usize].first + *aggregate as usize;
+                self.signals.aggregate(at).map_err(Fault::from)
+            }
+            // Contracts with models are refused at load until the engines
+            // score them (`Engine::load`).
+            Node::Score { .. } => {
+                Err(EvalError::Argument("models are not scored by this engine yet".into()).into())
             }
         }
     }

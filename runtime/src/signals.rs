@@ -1,0 +1,301 @@
+//! What an evaluation reads beyond its own record (SIGNALS.md): each
+//! window's aggregates over the record's window.
+//!
+//! One component computes them and every engine reads them, so the
+//! engines cannot drift: [`observe`] computes a record's window inputs
+//! (key, time, aggregate arguments) with the interpreter, the reference
+//! semantics, enters the record into its windows in [`WindowState`]
+//! (`crate::window` keeps the per-key records) and returns the record's
+//! [`Signals`]; the rules then read `windows.<w>.<a>` from those.
+//!
+//! A window whose key, time or an argument fails to compute, or whose
+//! record is late, reads as that error, in whatever rule or let reads it;
+//! a sum that overflowed reads as the overflow. The record enters every
+//! window it is not late for, whatever its decision.
+
+use ir::{TypeId, TypeTable};
+
+use crate::budget::{Budget, OutOfTime};
+use crate::context::Context;
+use crate::data::RecordRef;
+use crate::error::EvalError;
+use crate::host::HostFn;
+use crate::program::{NodeId, Program};
+use crate::value::Value;
+use crate::window::{Aggregated, Arg, ArgKind, Key, Observation, SharedWindowStore, WindowShape};
+
+/// How a program computes one window: its roots, and where its aggregates
+/// sit among all of the contract's ([`Signals`]).
+#[derive(Clone, Debug)]
+pub struct WindowPlan {
+    pub name: String,
+    pub key: NodeId,
+    pub time: NodeId,
+    /// Per aggregate: its argument's node (`None` for `count()`), its
+    /// argument's kind and the aggregate's type.
+    pub aggregates: Vec<(Option<NodeId>, ArgKind, TypeId)>,
+    /// The index of its first aggregate in a record's [`Signals`].
+    pub first: usize,
+    pub shape: WindowShape,
+}
+
+impl WindowPlan {
+    /// The plans of a contract's windows, in declaration order.
+    pub fn of(contract: &ir::Contract) -> Vec<WindowPlan> {
+        let mut first = 0;
+        contract
+            .windows
+            .iter()
+            .map(|w| {
+                let aggregates: Vec<(Option<NodeId>, ArgKind, TypeId)> = w
+                    .aggregates
+                    .iter()
+                    .map(|a| {
+                        let kind =
+                            a.arg.map_or(ArgKind::None, |arg| arg_kind(contract, contract.expr(arg).ty));
+                        (a.arg.map(|id| id.0), kind, a.ty)
+                    })
+                    .collect();
+                let shape = WindowShape {
+                    span: w.span,
+                    grace: w.grace,
+                    aggregates: w
+                        .aggregates
+                        .iter()
+                        .zip(&aggregates)
+                        .map(|(a, (_, kind, _))| (a.kind, *kind))
+                        .collect(),
+                };
+                let plan = WindowPlan {
+                    name: w.name.clone(),
+                    key: w.key.0,
+                    time: w.time.0,
+                    aggregates,
+                    first,
+                    shape,
+                };
+                first += w.aggregates.len();
+                plan
+            })
+            .collect()
+    }
+}
+
+/// What a contract's windows compute, as text: each window's key, time,
+/// span, grace and aggregates, and every let they read, directly or not.
+/// Two revisions of a contract with the same signature may share window
+/// state (`Contract::adopt_windows`).
+pub fn window_signature(contract: &ir::Contract) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    let mut lets = std::collections::BTreeSet::new();
+    let mut stack: Vec<ir::ExprId> = contract.windows.iter().flat_map(ir::verify::window_roots).collect();
+    while let Some(id) = stack.pop() {
+        let kind = &contract.expr(id).kind;
+        if let ir::ExprKind::Let(l) = kind
+            && lets.insert(*l)
+        {
+            stack.push(contract.lets[l.index()].value);
+        }
+        kind.for_each_child(|child| stack.push(child));
+    }
+    for w in &contract.windows {
+        let _ = write!(
+            out,
+            "window {} {} {} {} {}",
+            w.name,
+            ir::print::expr(contract, w.key),
+            ir::print::expr(contract, w.time),
+            w.span,
+            w.grace
+        );
+        for a in &w.aggregates {
+            let arg = a.arg.map(|id| ir::print::expr(contract, id)).unwrap_or_default();
+            let _ = write!(out, "; {} {}({arg})", a.name, a.kind.name());
+        }
+        out.push('\n');
+    }
+    for l in lets {
+        let spec = &contract.lets[l.index()];
+        let _ = writeln!(out, "let {} = {}", spec.name, ir::print::expr(contract, spec.value));
+    }
+    out
+}
+
+/// The kind of an aggregate argument of type `ty` (the verifier allows
+/// only these).
+fn arg_kind(contract: &ir::Contract, ty: TypeId) -> ArgKind {
+    match ty {
+        TypeTable::INT => ArgKind::Int,
+        TypeTable::DECIMAL => ArgKind::Decimal,
+        TypeTable::FLOAT => ArgKind::Float,
+        TypeTable::TIMESTAMP => ArgKind::Timestamp,
+        TypeTable::DURATION => ArgKind::Duration,
+        TypeTable::BOOL => ArgKind::Bool,
+        _ if contract.types.is_stringy(ty) => ArgKind::Str,
+        _ => ArgKind::None,
+    }
+}
+
+/// A contract's window state: one store per window, shared by every
+/// evaluation of the contract (in a server, per served revision).
+#[derive(Debug)]
+pub struct WindowState {
+    stores: Vec<SharedWindowStore>,
+}
+
+impl WindowState {
+    /// Empty state for `program`'s windows, each holding at most
+    /// `max_keys` keys (least recently seen dropped past it).
+    pub fn new(program: &Program, max_keys: Option<usize>) -> Result<WindowState, String> {
+        let stores = program
+            .windows
+            .iter()
+            .map(|w| {
+                SharedWindowStore::new(w.shape.clone(), max_keys)
+                    .map_err(|e| format!("window `{}`: {e}", w.name))
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(WindowState { stores })
+    }
+
+    /// Keys held, over all windows.
+    pub fn keys(&self) -> usize {
+        self.stores.iter().map(SharedWindowStore::keys).sum()
+    }
+
+    /// Keys dropped because a window held its most, over all windows.
+    pub fn evicted(&self) -> u64 {
+        self.stores.iter().map(SharedWindowStore::evicted).sum()
+    }
+
+    /// An estimate of the memory the state holds.
+    pub fn heap_bytes(&self) -> usize {
+        self.stores.iter().map(SharedWindowStore::heap_bytes).sum()
+    }
+}
+
+/// One record's window values: per aggregate of every window, in
+/// declaration order, its value or the error reading it gives.
+#[derive(Clone, Debug, Default)]
+pub struct Signals {
+    values: Vec<Result<Aggregate, EvalError>>,
+}
+
+/// An aggregate's value, by its type.
+#[derive(Clone, Copy, Debug)]
+enum Aggregate {
+    Int(i64),
+    Timestamp(i64),
+    Duration(i64),
+    Decimal(rust_decimal::Decimal),
+    Float(f64),
+}
+
+/// The signals of a contract without windows.
+pub static NO_SIGNALS: Signals = Signals { values: Vec::new() };
+
+impl Signals {
+    /// Aggregate `index` (a window's `first` plus the aggregate's position).
+    pub fn aggregate(&self, index: usize) -> Result<Value<'static>, EvalError> {
+        match self.values.get(index) {
+            Some(Ok(aggregate)) => Ok(match *aggregate {
+                Aggregate::Int(i) => Value::Int(i),
+                Aggregate::Timestamp(t) => Value::Timestamp(t),
+                Aggregate::Duration(d) => Value::Duration(d),
+                Aggregate::Decimal(d) => Value::Decimal(d),
+                Aggregate::Float(f) => Value::Float(f),
+            }),
+            Some(Err(error)) => Err(error.clone()),
+            None => Err(EvalError::Argument("a window was not computed for this record".into())),
+        }
+    }
+}
+
+/// Computes `input`'s window inputs with the interpreter, enters the
+/// record into the windows of `state` it is not late for, and returns
+/// its signals. Stops when `budget` runs out.
+pub fn observe(
+    program: &Program,
+    hosts: &[HostFn],
+    context: &Context,
+    input: RecordRef<'_>,
+    budget: &Budget,
+    state: &WindowState,
+) -> Result<Signals, OutOfTime> {
+    let mut values = Vec::new();
+    let mut aggregated = Vec::new();
+    for (plan, store) in program.windows.iter().zip(&state.stores) {
+        let roots: Vec<NodeId> =
+            [plan.key, plan.time].into_iter().chain(plan.aggregates.iter().filter_map(|a| a.0)).collect();
+        let inputs = crate::interp::evaluate_nodes(program, hosts, context, input, budget, &roots)?;
+        match window_inputs(plan, &inputs) {
+            Err(error) => values.extend(plan.aggregates.iter().map(|_| Err(error.clone()))),
+            Ok((key, time, args)) => match store.observe(key, time, &args, &mut aggregated) {
+                Observation::Entered => {
+                    values.extend(
+                        aggregated.drain(..).zip(&plan.aggregates).map(|(a, (_, _, ty))| value(a, *ty)),
+                    );
+                }
+                Observation::Late => {
+                    let late = EvalError::Late(plan.name.clone());
+                    values.extend(plan.aggregates.iter().map(|_| Err(late.clone())));
+                }
+                Observation::Refused => values.extend(aggregated.drain(..).map(|a| value(a, TypeTable::INT))),
+            },
+        }
+    }
+    Ok(Signals { values })
+}
+
+/// A window's key, time and arguments from the values of its roots (the
+/// key, the time, then each argument), or the first error among them.
+fn window_inputs<'v>(
+    plan: &WindowPlan,
+    inputs: &'v [Result<Value<'_>, EvalError>],
+) -> Result<(Key<'v>, i64, Vec<Arg<'v>>), EvalError> {
+    let wrong = |what: &str| EvalError::Argument(format!("window `{}`: {what}", plan.name));
+    let root = |i: usize| match inputs.get(i) {
+        Some(Ok(v)) => Ok(v),
+        Some(Err(e)) => Err(e.clone()),
+        None => Err(wrong("an input was not computed")),
+    };
+    let key = match root(0)? {
+        Value::Int(i) => Key::Int(*i),
+        v @ (Value::Str(_) | Value::Text(_)) => Key::Str(v.as_str()),
+        _ => return Err(wrong("the key is not a string or an int")),
+    };
+    let Value::Timestamp(time) = root(1)? else { return Err(wrong("the time is not a timestamp")) };
+    let mut args = Vec::with_capacity(plan.aggregates.len());
+    let mut at = 2;
+    for (node, _, _) in &plan.aggregates {
+        if node.is_none() {
+            args.push(Arg::None);
+            continue;
+        }
+        args.push(match root(at)? {
+            Value::Int(i) | Value::Timestamp(i) | Value::Duration(i) => Arg::Int(*i),
+            Value::Decimal(d) => Arg::Decimal(*d),
+            Value::Float(f) => Arg::Float(*f),
+            Value::Bool(b) => Arg::Bool(*b),
+            v @ (Value::Str(_) | Value::Text(_)) => Arg::Str(v.as_str()),
+            _ => return Err(wrong("an argument is not a scalar")),
+        });
+        at += 1;
+    }
+    Ok((key, *time, args))
+}
+
+/// An aggregate's value as the rules read it, by its type.
+fn value(aggregated: Aggregated, ty: TypeId) -> Result<Aggregate, EvalError> {
+    match aggregated {
+        Aggregated::Int(i) => Ok(match ty {
+            TypeTable::TIMESTAMP => Aggregate::Timestamp(i),
+            TypeTable::DURATION => Aggregate::Duration(i),
+            _ => Aggregate::Int(i),
+        }),
+        Aggregated::Decimal(d) => Ok(Aggregate::Decimal(d)),
+        Aggregated::Float(f) => Ok(Aggregate::Float(f)),
+        Aggregated::Failed(error) => Err(error),
+    }
+}
