@@ -38,7 +38,7 @@ pub(crate) fn load(onnx: &tract_onnx::Onnx, declared: &ir::Model) -> Result<Trac
     let mut typed = model
         .with_input_fact(0, rows)
         .and_then(|model| model.into_typed())
-        .map_err(|e| format!("tract cannot run it on [n, {features}] rows: {e:#}"))?;
+        .map_err(|e| format!("it cannot take a batch of rows [n, {features}] (tract: {e:#})"))?;
     let reading = shape::choose_output(&typed, &batch, declared.output)?;
     let chosen = typed.output_outlets().map_err(|e| e.to_string())?[reading.output];
     let plan = typed

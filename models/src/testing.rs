@@ -280,6 +280,20 @@ pub fn three_classes(weights: &[[f32; 3]]) -> Vec<u8> {
     graph.bytes()
 }
 
+/// Broken: [`logistic`] for a batch of exactly one row, fixed by the
+/// graph itself (a Reshape of the input to `[1, features]`), not only by
+/// its declared input shape.
+pub fn reshaped_to_one_row(weights: &[f32], bias: f32) -> Vec<u8> {
+    let mut graph = Graph::default();
+    graph.input("x", DataType::Float, &[Dim::Fixed(1), Dim::Fixed(width(weights))]);
+    graph.int64s("one_row", &[1, width(weights)]);
+    graph.node("Reshape", &["x", "one_row"], &["row"], vec![]);
+    let z = logit(&mut graph, "row", weights, bias);
+    graph.node("Sigmoid", &[&z], &["probability"], vec![]);
+    graph.output("probability", DataType::Float, &[Dim::Fixed(1), Dim::Fixed(1)]);
+    graph.bytes()
+}
+
 /// Broken: one output for the whole batch, the sum of every row's
 /// features (ReduceSum over both axes, `[1, 1]`).
 pub fn batch_total(features: usize) -> Vec<u8> {

@@ -52,6 +52,7 @@ fn cases() -> Vec<Case> {
             4,
             Probability,
         ),
+        case("a graph for one row", testing::reshaped_to_one_row(&WEIGHTS, 0.1), 4, Probability),
         case("three classes", testing::three_classes(&[[1.0, 0.0, -1.0]; 4]), 4, Probability),
         case("classifier read as a value", testing::logistic_two_class(&WEIGHTS, 0.1), 4, Value),
         case("one output for the batch", testing::batch_total(4), 4, Value),
