@@ -38,3 +38,16 @@ pub(crate) fn contained<T>(what: &str, f: impl FnOnce() -> Result<T, String>) ->
         Err(format!("{what}: {message}"))
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::contained;
+
+    #[test]
+    fn a_panic_becomes_an_error_with_its_message() {
+        let panicked: Result<(), String> = contained("reading", || panic!("no entry for `{}`", "y"));
+        assert_eq!(panicked, Err("reading: no entry for `y`".to_string()));
+        assert_eq!(contained("reading", || Ok(1)), Ok(1));
+        assert_eq!(contained::<()>("reading", || Err("refused".to_string())), Err("refused".to_string()));
+    }
+}
