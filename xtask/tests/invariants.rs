@@ -1,7 +1,7 @@
 //! Repository invariants that `cargo test` checks:
 //!
 //! - the dependency rules of ARCHITECTURE.md (`ir` and `runtime` never
-//!   depend on Cranelift; `frontend` knows nothing about execution; only
+//!   depend on Cranelift or tract; `frontend` knows nothing about execution; only
 //!   `frontend` renders diagnostics), read from `cargo metadata`;
 //! - every Rust file opens with a `//!` doc saying what it owns;
 //! - the two engines are peers: `runtime::native` uses nothing of
@@ -70,6 +70,9 @@ fn crate_dependency_rules_hold() {
     let cranelift = |d: &str| d.starts_with("cranelift") || d == "backend";
     forbidden("ir", &cranelift, "the IR is engine-neutral");
     forbidden("runtime", &cranelift, "the runtime never needs Cranelift");
+    let tract = |d: &str| d.starts_with("tract") || d == "models";
+    forbidden("ir", &tract, "the IR is engine-neutral");
+    forbidden("runtime", &tract, "the runtime is given a model runtime, as it is given the JIT");
     forbidden(
         "frontend",
         &|d: &str| d == "runtime" || cranelift(d),
