@@ -251,7 +251,7 @@ impl Job {
         let kept_columns = |start: usize, len: usize| {
             self.kept_columns.iter().map(|i| batch.column(*i).slice(start, len)).collect()
         };
-        crate::contained::contained("reading a record batch", || {
+        runtime::contained::contained("reading a record batch", || {
             self.rows(batch.num_rows(), read, kept_pairs, kept_columns, pieces)
         })
     }

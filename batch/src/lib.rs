@@ -18,7 +18,6 @@
 
 pub mod buffers;
 pub mod columns;
-mod contained;
 pub mod format;
 pub mod job;
 pub mod json_rows;

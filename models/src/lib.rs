@@ -18,7 +18,6 @@
 //! tract: an engine is given a model runtime, as it is given the JIT.
 //! docs/MODELS.md says which models load and how to export them.
 
-mod contained;
 mod load;
 mod score;
 mod shape;
@@ -63,6 +62,6 @@ impl ModelRuntime for Tract {
 impl Tract {
     /// [`ModelRuntime::load`] with the concrete model type.
     pub fn load_model(&self, model: &ir::Model) -> Result<TractModel, String> {
-        contained::contained("tract failed while reading it", || load::load(&self.onnx, model))
+        runtime::contained::contained("tract failed while reading it", || load::load(&self.onnx, model))
     }
 }

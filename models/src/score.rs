@@ -23,8 +23,8 @@ use tract_onnx::prelude::*;
 use tract_onnx::tract_core::ops::matmul::ModePicker;
 use tract_onnx::tract_core::ops::matmul::optimized::OptMatMul;
 
-use crate::contained::contained;
 use crate::shape::{Float, Reading};
+use runtime::contained::contained;
 
 /// A model loaded by [`crate::Tract`]: its plan, optimised for a
 /// symbolic batch, and how its input is made and its output read.

@@ -7,6 +7,8 @@
 //!   tables indexed, regexes compiled);
 //! - [`interp`]: the interpreter, the reference semantics;
 //! - [`budget`]: the time budget both engines honour;
+//! - [`contained`]: a panic in a file reader or a model turned into an
+//!   error;
 //! - [`model`]: model scoring as the runtime sees it (the `models` crate
 //!   runs ONNX behind it);
 //! - [`window`]: window state (per-key records of a sliding event-time
@@ -25,6 +27,7 @@
 //! Cranelift.
 
 pub mod budget;
+pub mod contained;
 pub mod context;
 pub mod contract_set;
 pub mod contract_tests;

@@ -14,7 +14,7 @@ use arrow_schema::{ArrowError, SchemaRef};
 
 use super::framed::Framed;
 use super::{CHUNK_ROWS, Chunk, Source};
-use crate::contained::contained;
+use runtime::contained::contained;
 
 /// The first bytes of the IPC file format (the stream format has none).
 const FILE_MAGIC: &[u8; 6] = b"ARROW1";

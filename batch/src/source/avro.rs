@@ -21,7 +21,7 @@ use std::io::{BufReader, Read};
 use std::path::Path;
 
 use super::{ArrowFile, CHUNK_ROWS};
-use crate::contained::contained;
+use runtime::contained::contained;
 
 /// Opens the Avro file at `path`: its header is read here, its blocks as
 /// chunks are asked for.

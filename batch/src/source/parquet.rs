@@ -14,7 +14,7 @@ use std::path::Path;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 
 use super::{ArrowFile, CHUNK_ROWS};
-use crate::contained::contained;
+use runtime::contained::contained;
 
 /// Opens the Parquet file at `path`: its footer is read here, its rows
 /// as chunks are asked for.

@@ -23,7 +23,7 @@ use std::sync::Arc;
 use prost_reflect::{DescriptorPool, DynamicMessage, MessageDescriptor, SerializeOptions};
 
 use super::{Chunk, Source};
-use crate::contained::contained;
+use runtime::contained::contained;
 
 /// About the message bytes per chunk (their JSON is two to four times
 /// larger).

@@ -1,6 +1,8 @@
-//! Calls into tract that may panic on a damaged or hostile model (its
-//! ONNX reader indexes maps by names the file gives): a panic inside
-//! [`contained`] becomes an error, and its message is not printed.
+//! Calls into code that may panic on damaged or hostile input (arrow-rs
+//! asserts on some offsets past a buffer's end; tract's ONNX reader
+//! indexes maps by names the file gives): a panic inside [`contained`]
+//! becomes an error, and its message is not printed. The batch readers
+//! and the model runtime share this one.
 //!
 //! The process's panic hook is wrapped once: on a thread inside
 //! [`contained`] it stays silent, elsewhere it is the previous hook, so
@@ -17,7 +19,7 @@ thread_local! {
 static SILENCE_INSIDE: Once = Once::new();
 
 /// Runs `f`; a panic inside it becomes `Err("{what}: {message}")`.
-pub(crate) fn contained<T>(what: &str, f: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
+pub fn contained<T>(what: &str, f: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
     SILENCE_INSIDE.call_once(|| {
         let previous = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
@@ -34,7 +36,7 @@ pub(crate) fn contained<T>(what: &str, f: impl FnOnce() -> Result<T, String>) ->
             .downcast_ref::<String>()
             .map(String::as_str)
             .or_else(|| payload.downcast_ref::<&str>().copied())
-            .unwrap_or("a panic");
+            .unwrap_or("malformed data");
         Err(format!("{what}: {message}"))
     })
 }
