@@ -367,7 +367,11 @@ fn evaluate(
     failure: &Failure,
     answer: &mut Answer,
 ) -> Result<(), Stop> {
-    let limit = app.pool.workers().clamp(1, IN_FLIGHT);
+    // A record's window values depend on every record before it: a
+    // contract with windows has one chunk in flight, so its chunks are
+    // evaluated in input order.
+    let limit =
+        if job.contract().window_state().is_some() { 1 } else { app.pool.workers().clamp(1, IN_FLIGHT) };
     let mut in_flight: VecDeque<Pending> = VecDeque::new();
     // How the reading ended: the source's end, or a failure.
     let mut ending: Option<Result<(), Stop>> = None;

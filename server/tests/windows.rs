@@ -2,7 +2,8 @@
 //! from many threads at once are each counted exactly once; a reload that
 //! keeps a contract's windows keeps their state, one that changes them
 //! starts them empty; past `--max-window-keys` a key is dropped and
-//! `/metrics` counts it.
+//! `/metrics` counts it; a batch of bare records enters them in input
+//! order.
 
 mod common;
 
@@ -104,4 +105,29 @@ fn past_max_window_keys_a_key_is_dropped_and_counted() {
     let metrics = server.get("/metrics").text();
     assert!(metrics.contains("rulec_window_keys{contract=\"velocity\"} 1"), "{metrics}");
     assert!(metrics.contains("rulec_window_evictions_total{contract=\"velocity\"} 2"), "{metrics}");
+}
+
+#[test]
+fn a_batch_of_bare_records_enters_them_in_input_order() {
+    // Over 1 MiB of records, so the body is read in several chunks: a
+    // chunk evaluated before the one ahead of it would make records late.
+    let records: Vec<String> = (0..30_000)
+        .map(|i| {
+            let (hour, minute, second) = (10 + i / 3600, i / 60 % 60, i % 60);
+            format!(r#"{{"at":"2026-01-01T{hour:02}:{minute:02}:{second:02}Z","account":"A"}}"#)
+        })
+        .collect();
+    let server = server_for(&contract("1.0.0", "1m"), 1000);
+    let body = records.join("\n");
+    assert!(body.len() > 1 << 20);
+    let answer =
+        server.call("POST", "/evaluations?contract=velocity", "application/x-ndjson", body.as_bytes());
+    assert_eq!(answer.status, 200, "{}", answer.text());
+    for (i, line) in answer.text().lines().enumerate() {
+        let result: serde_json::Value = serde_json::from_str(line).expect("a result line");
+        let count = result["findings"][0]["message"].as_str().and_then(|m| m.parse::<usize>().ok());
+        // A record sees the records of the minute up to it: itself and
+        // the 59 seconds before.
+        assert_eq!(count, Some((i + 1).min(60)), "record {i}: {line}");
+    }
 }
