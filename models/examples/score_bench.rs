@@ -27,7 +27,7 @@ fn main() -> Result<(), String> {
         FEATURES as u32,
         ModelOutput::Probability,
     ))?;
-    let features = inputs(rows);
+    let features = testing::rows(rows, FEATURES);
 
     measure("batch", &model, &features, chunk, 3)?;
     measure("one record at a time", &model, &features[..FEATURES * (rows / 10)], 1, 1)?;
@@ -61,17 +61,4 @@ fn measure(
         .fold(f64::MAX, f64::min);
     println!("{what}: {rows} rows in chunks of {chunk}: {best:.1} ns per row");
     Ok(())
-}
-
-/// `rows` rows of features in [-3, 3), the same on every run.
-fn inputs(rows: usize) -> Vec<f64> {
-    let mut state = 0x9e37_79b9_7f4a_7c15_u64;
-    (0..rows * FEATURES)
-        .map(|_| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state >> 11) as f64 / (1u64 << 53) as f64 * 6.0 - 3.0
-        })
-        .collect()
 }

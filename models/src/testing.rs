@@ -68,13 +68,7 @@ pub fn logistic_with_input(input: &[Dim], weights: &[f32], bias: f32) -> Vec<u8>
 /// first, then `probabilities` (`[n, 2]`: `[1 - p, p]`, by Sub and
 /// Concat).
 pub fn logistic_two_class(weights: &[f32], bias: f32) -> Vec<u8> {
-    let mut graph = Graph::default();
-    graph.input("x", DataType::Float, &[Dim::Batch, Dim::Fixed(width(weights))]);
-    let z = logit(&mut graph, "x", weights, bias);
-    graph.node("Sigmoid", &[&z], &["p"], vec![]);
-    graph.constant("one", Float::F32, &[1], &[1.0]);
-    graph.node("Sub", &["one", "p"], &["one_minus_p"], vec![]);
-    graph.node("Concat", &["one_minus_p", "p"], &["probabilities"], vec![int("axis", 1)]);
+    let mut graph = two_class_probabilities(weights, bias);
     graph.node("ArgMax", &["probabilities"], &["label"], vec![int("axis", 1), int("keepdims", 0)]);
     graph.output("label", DataType::Int64, &[Dim::Batch]);
     graph.output("probabilities", DataType::Float, &[Dim::Batch, Dim::Fixed(2)]);
@@ -227,13 +221,7 @@ pub fn tree_regressor() -> Vec<u8> {
 /// A classifier exported with ZipMap on: [`logistic_two_class`]'s
 /// probabilities turned into a sequence of maps, which tract does not run.
 pub fn zipmap_classifier(weights: &[f32], bias: f32) -> Vec<u8> {
-    let mut graph = Graph::default();
-    graph.input("x", DataType::Float, &[Dim::Batch, Dim::Fixed(width(weights))]);
-    let z = logit(&mut graph, "x", weights, bias);
-    graph.node("Sigmoid", &[&z], &["p"], vec![]);
-    graph.constant("one", Float::F32, &[1], &[1.0]);
-    graph.node("Sub", &["one", "p"], &["one_minus_p"], vec![]);
-    graph.node("Concat", &["one_minus_p", "p"], &["probabilities"], vec![int("axis", 1)]);
+    let mut graph = two_class_probabilities(weights, bias);
     graph.ml_node(
         "ZipMap",
         &["probabilities"],
@@ -337,6 +325,33 @@ pub fn dangling_output(features: usize) -> Vec<u8> {
 
 /// Wires `x · weights + bias` in f32 into `graph`; returns the name of
 /// the `[n, 1]` result.
+/// A graph from input `x` to `probabilities` (`[n, 2]`: `[1 - p, p]` of
+/// a logistic regression, by Sub and Concat), its outputs still to add.
+fn two_class_probabilities(weights: &[f32], bias: f32) -> Graph {
+    let mut graph = Graph::default();
+    graph.input("x", DataType::Float, &[Dim::Batch, Dim::Fixed(width(weights))]);
+    let z = logit(&mut graph, "x", weights, bias);
+    graph.node("Sigmoid", &[&z], &["p"], vec![]);
+    graph.constant("one", Float::F32, &[1], &[1.0]);
+    graph.node("Sub", &["one", "p"], &["one_minus_p"], vec![]);
+    graph.node("Concat", &["one_minus_p", "p"], &["probabilities"], vec![int("axis", 1)]);
+    graph
+}
+
+/// `rows` rows of `features` values in [-3, 3), row-major, the same on
+/// every run (an xorshift sequence): inputs for tests and benchmarks.
+pub fn rows(rows: usize, features: usize) -> Vec<f64> {
+    let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+    (0..rows * features)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 11) as f64 / (1u64 << 53) as f64 * 6.0 - 3.0
+        })
+        .collect()
+}
+
 fn logit(graph: &mut Graph, x: &str, weights: &[f32], bias: f32) -> String {
     affine(graph, x, Float::F32, &widen(weights), f64::from(bias))
 }

@@ -152,19 +152,6 @@ fn load(case: &Case) -> Arc<dyn LoadedModel> {
     Tract::new().load(&declared).unwrap_or_else(|e| panic!("{}: {e}", case.name))
 }
 
-/// `rows` rows of `features` values in [-3, 3), the same on every run.
-fn rows(rows: usize, features: usize) -> Vec<f64> {
-    let mut state = 0x9e37_79b9_7f4a_7c15_u64;
-    (0..rows * features)
-        .map(|_| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state >> 11) as f64 / (1u64 << 53) as f64 * 6.0 - 3.0
-        })
-        .collect()
-}
-
 /// `case`'s scores of `x` (rows of its features) are its formula's.
 fn check(case: &Case, model: &dyn LoadedModel, x: &[f64]) {
     let count = x.len() / case.features;
@@ -183,7 +170,7 @@ fn check(case: &Case, model: &dyn LoadedModel, x: &[f64]) {
 #[test]
 fn scores_are_the_formulas() {
     for case in cases() {
-        check(&case, &*load(&case), &rows(500, case.features));
+        check(&case, &*load(&case), &testing::rows(500, case.features));
     }
 }
 
@@ -193,7 +180,7 @@ fn scores_are_the_formulas() {
 fn a_row_scores_the_same_bits_alone_and_in_any_batch() {
     for case in cases() {
         let model = load(&case);
-        let x = rows(1000, case.features);
+        let x = testing::rows(1000, case.features);
         let batch = model.score(&x, 1000).unwrap();
         for (i, row) in x.chunks(case.features).enumerate() {
             let alone = model.score(row, 1).unwrap();
@@ -231,7 +218,7 @@ fn a_wrong_number_of_values_is_an_error() {
 fn threads_share_a_loaded_model() {
     let case = &cases()[0];
     let model = load(case);
-    let x = rows(64, case.features);
+    let x = testing::rows(64, case.features);
     let alone = model.score(&x, 64).unwrap();
     std::thread::scope(|scope| {
         let runs: Vec<_> = (0..4).map(|_| scope.spawn(|| model.score(&x, 64).unwrap())).collect();
