@@ -670,29 +670,47 @@ impl Contract {
         crate::signals::observe(&self.program, &self.hosts, context, input, budget, state)
     }
 
-    /// The contract's own window state, or for a contract without
-    /// windows none.
-    fn state_signals(&self, request: &Request<'_>, budget: &Budget) -> Result<Signals, OutOfTime> {
-        match self.window_state() {
-            Some(state) => self.signals(&request.context, request.input.record(), budget, state),
-            None => Ok(Signals::default()),
-        }
+    /// Checks `request` and runs `run` on the interpreter with the
+    /// request's budget and its record's window values, the record
+    /// entered into `state` (or the contract's own window state).
+    fn interpreted<T>(
+        &self,
+        request: &Request<'_>,
+        state: Option<&WindowState>,
+        run: impl FnOnce(&Signals, &Budget) -> Result<T, OutOfTime>,
+    ) -> Result<T, EvaluateError> {
+        self.check_request(request)?;
+        let budget = Budget::new(request.context.limit);
+        let signals = match state.or(self.window_state().map(|s| &**s)) {
+            Some(state) => self.signals(&request.context, request.input.record(), &budget, state)?,
+            None => Signals::default(),
+        };
+        Ok(run(&signals, &budget)?)
     }
 
     /// Evaluates with the interpreter only, whatever the engine; the
     /// record enters the contract's windows.
     pub fn interpret(&self, request: &Request<'_>) -> Result<Evaluation<'_>, EvaluateError> {
-        self.check_request(request)?;
-        let budget = Budget::new(request.context.limit);
-        let signals = self.state_signals(request, &budget)?;
-        Ok(interp::evaluate(
-            &self.program,
-            &self.hosts,
-            &request.context,
-            request.input.record(),
-            &signals,
-            &budget,
-        )?)
+        self.interpret_in(request, None)
+    }
+
+    /// The interpreter's evaluation of `request`, its record entered into
+    /// `state` (or the contract's own window state).
+    fn interpret_in(
+        &self,
+        request: &Request<'_>,
+        state: Option<&WindowState>,
+    ) -> Result<Evaluation<'_>, EvaluateError> {
+        self.interpreted(request, state, |signals, budget| {
+            interp::evaluate(
+                &self.program,
+                &self.hosts,
+                &request.context,
+                request.input.record(),
+                signals,
+                budget,
+            )
+        })
     }
 
     /// Empty window state for this contract, as [`Contract::evaluate_in`]
@@ -712,11 +730,7 @@ impl Contract {
         request: &Request<'_>,
         state: &WindowState,
     ) -> Result<Evaluation<'_>, EvaluateError> {
-        self.check_request(request)?;
-        let budget = Budget::new(request.context.limit);
-        let (context, input) = (&request.context, request.input.record());
-        let signals = self.signals(context, input, &budget, state)?;
-        Ok(interp::evaluate(&self.program, &self.hosts, context, input, &signals, &budget)?)
+        self.interpret_in(request, Some(state))
     }
 
     /// The contract's window state (`None` without windows).
@@ -818,17 +832,16 @@ impl Contract {
 
     /// Evaluates and traces every rule, for `rulec eval --explain`.
     pub fn explain(&self, request: &Request<'_>) -> Result<(Evaluation<'_>, Vec<RuleTrace>), EvaluateError> {
-        self.check_request(request)?;
-        let budget = Budget::new(request.context.limit);
-        let signals = self.state_signals(request, &budget)?;
-        Ok(interp::explain(
-            &self.program,
-            &self.hosts,
-            &request.context,
-            request.input.record(),
-            &signals,
-            &budget,
-        )?)
+        self.interpreted(request, None, |signals, budget| {
+            interp::explain(
+                &self.program,
+                &self.hosts,
+                &request.context,
+                request.input.record(),
+                signals,
+                budget,
+            )
+        })
     }
 
     /// Evaluates many requests in one call, appending results in order.

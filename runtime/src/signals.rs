@@ -29,14 +29,15 @@ use crate::window::{Aggregated, Arg, ArgKind, Key, Observation, SharedWindowStor
 #[derive(Clone, Debug)]
 pub struct WindowPlan {
     pub name: String,
-    pub key: NodeId,
-    pub time: NodeId,
-    /// Per aggregate: its argument's node (`None` for `count()`), its
-    /// argument's kind and the aggregate's type.
-    pub aggregates: Vec<(Option<NodeId>, ArgKind, TypeId)>,
+    /// Per aggregate: its argument's kind (`ArgKind::None` for `count()`)
+    /// and the aggregate's type.
+    pub aggregates: Vec<(ArgKind, TypeId)>,
     /// The index of its first aggregate in a record's [`Signals`].
     pub first: usize,
     pub shape: WindowShape,
+    /// The nodes a record's window inputs are computed from, in the order
+    /// `window_inputs` reads them: the key, the time, then each argument.
+    pub roots: Vec<NodeId>,
 }
 
 impl WindowPlan {
@@ -47,13 +48,11 @@ impl WindowPlan {
             .windows
             .iter()
             .map(|w| {
-                let aggregates: Vec<(Option<NodeId>, ArgKind, TypeId)> = w
+                let aggregates: Vec<(ArgKind, TypeId)> = w
                     .aggregates
                     .iter()
                     .map(|a| {
-                        let kind =
-                            a.arg.map_or(ArgKind::None, |arg| arg_kind(contract, contract.expr(arg).ty));
-                        (a.arg.map(|id| id.0), kind, a.ty)
+                        (a.arg.map_or(ArgKind::None, |arg| arg_kind(contract, contract.expr(arg).ty)), a.ty)
                     })
                     .collect();
                 let shape = WindowShape {
@@ -63,17 +62,11 @@ impl WindowPlan {
                         .aggregates
                         .iter()
                         .zip(&aggregates)
-                        .map(|(a, (_, kind, _))| (a.kind, *kind))
+                        .map(|(a, (kind, _))| (a.kind, *kind))
                         .collect(),
                 };
-                let plan = WindowPlan {
-                    name: w.name.clone(),
-                    key: w.key.0,
-                    time: w.time.0,
-                    aggregates,
-                    first,
-                    shape,
-                };
+                let roots = ir::verify::window_roots(w).map(|id| id.0).collect();
+                let plan = WindowPlan { name: w.name.clone(), aggregates, first, shape, roots };
                 first += w.aggregates.len();
                 plan
             })
@@ -226,16 +219,13 @@ pub fn observe(
     let mut values = Vec::new();
     let mut aggregated = Vec::new();
     for (plan, store) in program.windows.iter().zip(&state.stores) {
-        let roots: Vec<NodeId> =
-            [plan.key, plan.time].into_iter().chain(plan.aggregates.iter().filter_map(|a| a.0)).collect();
-        let inputs = crate::interp::evaluate_nodes(program, hosts, context, input, budget, &roots)?;
+        let inputs = crate::interp::evaluate_nodes(program, hosts, context, input, budget, &plan.roots)?;
         match window_inputs(plan, &inputs) {
             Err(error) => values.extend(plan.aggregates.iter().map(|_| Err(error.clone()))),
             Ok((key, time, args)) => match store.observe(key, time, &args, &mut aggregated) {
                 Observation::Entered => {
-                    values.extend(
-                        aggregated.drain(..).zip(&plan.aggregates).map(|(a, (_, _, ty))| value(a, *ty)),
-                    );
+                    values
+                        .extend(aggregated.drain(..).zip(&plan.aggregates).map(|(a, (_, ty))| value(a, *ty)));
                 }
                 Observation::Late => {
                     let late = EvalError::Late(plan.name.clone());
@@ -268,8 +258,8 @@ fn window_inputs<'v>(
     let Value::Timestamp(time) = root(1)? else { return Err(wrong("the time is not a timestamp")) };
     let mut args = Vec::with_capacity(plan.aggregates.len());
     let mut at = 2;
-    for (node, _, _) in &plan.aggregates {
-        if node.is_none() {
+    for (kind, _) in &plan.aggregates {
+        if *kind == ArgKind::None {
             args.push(Arg::None);
             continue;
         }

@@ -42,7 +42,7 @@ impl Checker<'_> {
             .iter()
             .map(|l| vec![l.value.as_ref()])
             .chain(self.ast.rules.iter().map(|r| vec![r.when.as_ref()]))
-            .chain(self.declared_windows().map(|w| {
+            .chain(declared_windows(self.ast).map(|w| {
                 [w.key.as_ref(), w.time.as_ref()]
                     .into_iter()
                     .chain(w.aggregates.iter().map(|(_, e)| e.as_ref()))
@@ -97,12 +97,6 @@ impl Checker<'_> {
             .collect()
     }
 
-    /// The declared windows that got an id (duplicates did not).
-    fn declared_windows(&self) -> impl Iterator<Item = &crate::ast::WindowDecl> {
-        let mut seen = std::collections::HashSet::new();
-        self.ast.windows.iter().filter(move |w| seen.insert(w.name.value.as_str()))
-    }
-
     /// The graph node a name denotes: a let, a rule or a window.
     fn node_name(&self, node: usize) -> String {
         let lets = self.ast.lets.len();
@@ -112,7 +106,7 @@ impl Checker<'_> {
         } else if node < windows_from {
             format!("rule `{}`", self.ast.rules[node - lets].id.value)
         } else {
-            let name = self.declared_windows().nth(node - windows_from).map(|w| w.name.value.as_str());
+            let name = declared_windows(self.ast).nth(node - windows_from).map(|w| w.name.value.as_str());
             format!("window `{}`", name.unwrap_or("?"))
         }
     }
@@ -210,6 +204,12 @@ impl Checker<'_> {
         }
         self.error(d.with_help("break the cycle: one of these must not depend on the others"));
     }
+}
+
+/// The declared windows that got an id (duplicates did not), in id order.
+pub(super) fn declared_windows(ast: &crate::ast::Contract) -> impl Iterator<Item = &crate::ast::WindowDecl> {
+    let mut seen = std::collections::HashSet::new();
+    ast.windows.iter().filter(move |w| seen.insert(w.name.value.as_str()))
 }
 
 /// A path from `window` through lets to a window or a rule (nodes at or

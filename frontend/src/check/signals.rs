@@ -138,8 +138,7 @@ impl Checker<'_> {
     }
 
     fn window(&mut self, id: WindowId) -> Option<ir::Window> {
-        let name = self.window_names.iter().find(|(_, w)| **w == id).map(|(n, _)| n.clone())?;
-        let decl = self.ast.windows.iter().find(|w| w.name.value == name)?;
+        let decl = super::deps::declared_windows(self.ast).nth(id.index())?;
         let key = decl.key.as_ref().and_then(|e| self.window_key(e));
         let time = decl.time.as_ref().and_then(|e| self.window_time(e));
         let span = decl.length.as_ref().and_then(|t| self.window_duration(t, "span", false));
