@@ -181,9 +181,6 @@ pub(crate) fn define_all(
 
 impl NativeCompiler for Jit {
     fn compile(&self, program: &Program) -> Result<NativeProgram, String> {
-        if !program.windows.is_empty() {
-            return Err("native code does not read windows yet".into());
-        }
         let isa = host_isa(self.verify)?;
         let mut module = JITModule::new(JITBuilder::with_isa(isa, default_libcall_names()));
         let plan = Plan::new(program);

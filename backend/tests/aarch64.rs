@@ -327,6 +327,7 @@ fn context_for(
         // As the driver: enough fuel that no loop asks the budget.
         fuel: i64::MAX / 2,
         budget: std::ptr::null(),
+        signals: std::ptr::null(),
     }
 }
 
@@ -442,6 +443,7 @@ fn context_layout() -> Vec<String> {
         ("HOSTS_LEN", NativeCtx::HOSTS_LEN),
         ("STACK_FLOOR", NativeCtx::STACK_FLOOR),
         ("FUEL", NativeCtx::FUEL),
+        ("SIGNALS", NativeCtx::SIGNALS),
     ];
     fields.iter().map(|(name, value)| format!("-DCTX_{name}={value}")).collect()
 }

@@ -45,6 +45,7 @@ pub fn engine(name: &str) -> Engine {
     Engine::builder()
         .jit(jit)
         .native(Arc::new(backend::Jit::with_verifier(true)))
+        .models(Arc::new(models::Tract::new()))
         .host_function("test_score", "(string) -> decimal", |args| match args {
             [HostValue::String(s)] => {
                 Ok(HostValue::Decimal(Decimal::from(s.chars().count() as i64) / Decimal::TEN))

@@ -615,3 +615,18 @@ pub fn declaration(name: &str, bytes: Vec<u8>, features: u32, output: ir::ModelO
         bytes: bytes.into(),
     }
 }
+
+/// The model files committed in the repository (the conformance cases'
+/// and the examples'), by path from the workspace root, with the bytes
+/// each must hold: `cargo xtask write-models` writes them, and
+/// `models/tests/committed.rs` checks that the files are these bytes.
+pub fn committed() -> Vec<(&'static str, Vec<u8>)> {
+    vec![
+        // sigmoid(0.5 a - 0.25 b + c - 1)
+        ("conformance/cases/models_score/models/risk.onnx", logistic(&[0.5, -0.25, 1.0], -1.0)),
+        // 2 a + 0.5 b + 10, in f64
+        ("conformance/cases/models_score/models/limit.onnx", linear(Float::F64, &[2.0, 0.5], 10.0)),
+        // sigmoid(0.0002 amount + 0.8 countries - 0.02 age_days + 1.5 new_device - 4)
+        ("examples/contracts/models/fraud.onnx", logistic(&[0.0002, 0.8, -0.02, 1.5], -4.0)),
+    ]
+}

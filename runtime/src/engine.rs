@@ -27,6 +27,7 @@ use crate::context::Context;
 use crate::data::RecordRef;
 use crate::host::{HostFn, HostValue, Signature, matches_type};
 use crate::interp;
+use crate::model::{LoadedModel, ModelRuntime};
 use crate::native::{NativeCompiler, NativeProgram, NativeRun, RecordRun};
 use crate::program::Program;
 use crate::records::Records;
@@ -55,6 +56,7 @@ pub struct EngineBuilder {
     jit: Jit,
     hosts: Vec<HostFn>,
     native: Option<Arc<dyn NativeCompiler>>,
+    models: Option<Arc<dyn ModelRuntime>>,
     hot_after: u64,
     timeout: Option<Duration>,
     max_window_keys: Option<usize>,
@@ -70,6 +72,7 @@ impl Default for EngineBuilder {
             jit: Jit::default(),
             hosts: Vec::new(),
             native: None,
+            models: None,
             hot_after: DEFAULT_HOT_AFTER,
             timeout: None,
             max_window_keys: Some(DEFAULT_MAX_WINDOW_KEYS),
@@ -87,6 +90,14 @@ impl EngineBuilder {
     /// crate's JIT). Without one, every contract is interpreted.
     pub fn native(mut self, compiler: Arc<dyn NativeCompiler>) -> Self {
         self.native = Some(compiler);
+        self
+    }
+
+    /// The model runtime that loads and scores contracts' models (the
+    /// `models` crate's tract). Without one, a contract that declares
+    /// models does not load.
+    pub fn models(mut self, runtime: Arc<dyn ModelRuntime>) -> Self {
+        self.models = Some(runtime);
         self
     }
 
@@ -131,6 +142,7 @@ impl EngineBuilder {
             jit: self.jit,
             hosts: self.hosts,
             native: self.native,
+            models: self.models,
             hot_after: self.hot_after,
             timeout: self.timeout,
             max_window_keys: self.max_window_keys,
@@ -145,6 +157,7 @@ pub struct Engine {
     jit: Jit,
     hosts: Vec<HostFn>,
     native: Option<Arc<dyn NativeCompiler>>,
+    models: Option<Arc<dyn ModelRuntime>>,
     hot_after: u64,
     timeout: Option<Duration>,
     max_window_keys: Option<usize>,
@@ -226,14 +239,7 @@ impl Engine {
     /// this engine does not provide, naming it.
     pub fn load(&self, bundle: Bundle) -> Result<Arc<Contract>, LoadError> {
         let contract = bundle.contract_arc();
-        if !contract.models.is_empty() {
-            return Err(LoadError {
-                message: format!(
-                    "contract `{}` declares models, which this version of the runtime does not score yet",
-                    contract.name
-                ),
-            });
-        }
+        let models = self.load_models(&contract)?;
         let mut hosts = Vec::with_capacity(contract.externs.len());
         for ext in &contract.externs {
             let declared = describe(&contract, ext);
@@ -262,7 +268,8 @@ impl Engine {
             }
             hosts.push(host.clone());
         }
-        let program = Program::new(contract).map_err(|message| LoadError { message })?;
+        let mut program = Program::new(contract).map_err(|message| LoadError { message })?;
+        program.models = models;
         if !program.windows.is_empty() {
             // The state itself is made at the first evaluation, unless the
             // contract adopts its previous revision's (`adopt_windows`).
@@ -292,6 +299,36 @@ impl Engine {
             contract.compile_now();
         }
         Ok(contract)
+    }
+}
+
+impl Engine {
+    /// Loads and checks each of `contract`'s models with the engine's
+    /// model runtime; the error names the model that does not load.
+    fn load_models(&self, contract: &ir::Contract) -> Result<Vec<Arc<dyn LoadedModel>>, LoadError> {
+        if contract.models.is_empty() {
+            return Ok(Vec::new());
+        }
+        let Some(runtime) = &self.models else {
+            return Err(LoadError {
+                message: format!(
+                    "contract `{}` declares models, and this engine was built without a model runtime",
+                    contract.name
+                ),
+            });
+        };
+        contract
+            .models
+            .iter()
+            .map(|model| {
+                runtime.load(model).map_err(|e| LoadError {
+                    message: format!(
+                        "contract `{}`: model `{}` does not load: {e}",
+                        contract.name, model.name
+                    ),
+                })
+            })
+            .collect()
     }
 }
 
@@ -338,6 +375,14 @@ pub struct Contract {
     windows: OnceLock<Arc<WindowState>>,
     max_window_keys: Option<usize>,
     me: Weak<Contract>,
+}
+
+/// The signals of a chunk of records ([`Contract::chunk_signals`]): per
+/// row, its window values and scores, or the time limit it ran out of
+/// while they were computed.
+#[derive(Debug, Default)]
+pub struct ChunkSignals {
+    rows: Vec<Result<Signals, OutOfTime>>,
 }
 
 /// A request validated for one contract.
@@ -532,17 +577,22 @@ impl Contract {
     /// Evaluates every record of `records` in `context`, in order, giving
     /// each result (or its problem) to `sink`; returns how many records
     /// were not evaluated. Native code runs the records in one call of
-    /// its batch entry when there is no time limit.
+    /// its batch entry when there is no time limit. A contract with
+    /// signals has them computed first, for all the records
+    /// ([`Contract::chunk_signals`]).
     pub fn evaluate_records<'c>(
         &'c self,
         records: &Records<'_>,
         context: &Context,
         sink: &mut dyn RowSink<'c>,
     ) -> usize {
+        if self.has_signals() {
+            let signals = self.chunk_signals(records, context);
+            return self.evaluate_signalled(records, context, &signals, sink);
+        }
         let mut failed = 0;
         if records.is_for(self)
             && context.limit.is_none()
-            && self.program.windows.is_empty()
             && let Some(native) = self.native.get()
         {
             let (mut ran, mut fell) = (0, 0);
@@ -582,6 +632,101 @@ impl Contract {
             } else if let Err(e) = self.evaluate_record(records, row, context, sink) {
                 sink.failed(&e);
                 failed += 1;
+            }
+        }
+        failed
+    }
+
+    /// Whether evaluations read values computed ahead of the rules:
+    /// windows, or scores (`crate::signals`).
+    pub fn has_signals(&self) -> bool {
+        !self.program.windows.is_empty() || !self.program.scores.is_empty()
+    }
+
+    /// The signals of `records`' valid records, in input order: each
+    /// entered into the contract's windows, then every score site run
+    /// once over all of them. Records must be given to this in the order
+    /// they are to be seen; their rules may then run in any order, on any
+    /// thread ([`Contract::evaluate_signalled`]).
+    pub fn chunk_signals(&self, records: &Records<'_>, context: &Context) -> ChunkSignals {
+        let state = self.window_state();
+        let valid: Vec<usize> = if records.is_for(self) {
+            (0..records.len()).filter(|&row| records.problem(row).is_none()).collect()
+        } else {
+            Vec::new()
+        };
+        let budgets: Vec<Budget> = valid.iter().map(|_| Budget::new(context.limit)).collect();
+        let mut out_of_time = Vec::new();
+        let mut signals: Vec<Signals> = valid
+            .iter()
+            .zip(&budgets)
+            .map(|(&row, budget)| match state {
+                Some(state) => crate::signals::observe(
+                    &self.program,
+                    &self.hosts,
+                    context,
+                    records.record(row),
+                    budget,
+                    state,
+                )
+                .unwrap_or_else(|out| {
+                    out_of_time.push((row, out));
+                    Signals::default()
+                }),
+                None => Signals::default(),
+            })
+            .collect();
+        let inputs: Vec<RecordRef<'_>> = valid.iter().map(|&row| records.record(row)).collect();
+        crate::signals::score(&self.program, &self.hosts, context, &inputs, &budgets, &mut signals);
+        let mut rows: Vec<Result<Signals, OutOfTime>> =
+            (0..records.len()).map(|_| Ok(Signals::default())).collect();
+        for (row, signal) in valid.into_iter().zip(signals) {
+            rows[row] = Ok(signal);
+        }
+        for (row, out) in out_of_time {
+            rows[row] = Err(out);
+        }
+        ChunkSignals { rows }
+    }
+
+    /// Evaluates every record of `records`, whose signals are `signals`
+    /// ([`Contract::chunk_signals`] of the same records), as
+    /// [`Contract::evaluate_records`] does.
+    pub fn evaluate_signalled<'c>(
+        &'c self,
+        records: &Records<'_>,
+        context: &Context,
+        signals: &ChunkSignals,
+        sink: &mut dyn RowSink<'c>,
+    ) -> usize {
+        if !records.is_for(self) {
+            let wrong = EvaluateError::WrongContract { expected: self.name().to_string() };
+            (0..records.len()).for_each(|_| sink.failed(&wrong));
+            return records.len();
+        }
+        let mut failed = 0;
+        for row in 0..records.len() {
+            if let Some(problem) = records.problem(row) {
+                sink.invalid(problem);
+                failed += 1;
+                continue;
+            }
+            // A row past `signals` (signals of other records) reads every
+            // window and score as not computed.
+            let evaluated = match signals.rows.get(row).unwrap_or(&Ok(Signals::EMPTY)) {
+                Ok(signals) => {
+                    let budget = Budget::new(context.limit);
+                    self.evaluate_with(context, records.record(row), signals, &budget, sink)
+                }
+                Err(out) => Err(EvaluateError::from(*out)),
+            };
+            match evaluated {
+                Ok(Some(evaluation)) => evaluation.replay(sink),
+                Ok(None) => {}
+                Err(e) => {
+                    sink.failed(&e);
+                    failed += 1;
+                }
             }
         }
         failed
@@ -628,19 +773,28 @@ impl Contract {
         sink: &mut dyn ResultSink<'c>,
     ) -> Result<Option<Evaluation<'c>>, EvaluateError> {
         let budget = Budget::new(context.limit);
-        if let Some(state) = self.window_state() {
-            let signals = self.signals(context, input, &budget, state)?;
-            return Ok(Some(interp::evaluate(
-                &self.program,
-                &self.hosts,
-                context,
-                input,
-                &signals,
-                &budget,
-            )?));
+        if self.has_signals() {
+            let signals = self.signals(context, input, &budget, None)?;
+            return self.evaluate_with(context, input, &signals, &budget, sink);
         }
+        self.evaluate_with(context, input, &NO_SIGNALS, &budget, sink)
+    }
+
+    /// Runs native code on `input`, whose signals are `signals`, into
+    /// `sink` when it is ready, or else (and when it falls back) the
+    /// interpreter, whose evaluation is returned.
+    fn evaluate_with<'c>(
+        &'c self,
+        context: &Context,
+        input: RecordRef<'_>,
+        signals: &Signals,
+        budget: &Budget,
+        sink: &mut dyn ResultSink<'c>,
+    ) -> Result<Option<Evaluation<'c>>, EvaluateError> {
         if let Some(native) = self.native.get() {
-            match crate::native::run(&self.program, native, &self.hosts, context, input, &budget, sink) {
+            let slots = signals.slots();
+            match crate::native::run(&self.program, native, &self.hosts, context, input, &slots, budget, sink)
+            {
                 NativeRun::Done => {
                     self.native_runs.fetch_add(1, Ordering::Relaxed);
                     return Ok(None);
@@ -656,18 +810,33 @@ impl Contract {
                 self.compile_in_background();
             }
         }
-        Ok(Some(interp::evaluate(&self.program, &self.hosts, context, input, &NO_SIGNALS, &budget)?))
+        Ok(Some(interp::evaluate(&self.program, &self.hosts, context, input, signals, budget)?))
     }
 
-    /// The record's window values, entering it into `state`'s windows.
+    /// The record's signals: its window values, the record entered into
+    /// `state` (or the contract's own window state), then its scores.
     fn signals(
         &self,
         context: &Context,
         input: RecordRef<'_>,
         budget: &Budget,
-        state: &WindowState,
+        state: Option<&WindowState>,
     ) -> Result<Signals, OutOfTime> {
-        crate::signals::observe(&self.program, &self.hosts, context, input, budget, state)
+        let mut signals = match state.or(self.window_state().map(|s| &**s)) {
+            Some(state) => {
+                crate::signals::observe(&self.program, &self.hosts, context, input, budget, state)?
+            }
+            None => Signals::default(),
+        };
+        crate::signals::score(
+            &self.program,
+            &self.hosts,
+            context,
+            std::slice::from_ref(&input),
+            std::slice::from_ref(budget),
+            std::slice::from_mut(&mut signals),
+        );
+        Ok(signals)
     }
 
     /// Checks `request` and runs `run` on the interpreter with the
@@ -681,10 +850,7 @@ impl Contract {
     ) -> Result<T, EvaluateError> {
         self.check_request(request)?;
         let budget = Budget::new(request.context.limit);
-        let signals = match state.or(self.window_state().map(|s| &**s)) {
-            Some(state) => self.signals(&request.context, request.input.record(), &budget, state)?,
-            None => Signals::default(),
-        };
+        let signals = self.signals(&request.context, request.input.record(), &budget, state)?;
         Ok(run(&signals, &budget)?)
     }
 

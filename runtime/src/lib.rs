@@ -51,7 +51,7 @@ pub mod window;
 
 pub use context::Context;
 pub use contract_set::ContractSet;
-pub use engine::{Contract, Engine, EngineBuilder, EvaluateError, Jit, LoadError, Request};
+pub use engine::{ChunkSignals, Contract, Engine, EngineBuilder, EvaluateError, Jit, LoadError, Request};
 pub use error::EvalError;
 pub use host::{HostFn, HostType, HostValue, Signature};
 pub use ir::{Bundle, BundleError};

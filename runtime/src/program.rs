@@ -168,10 +168,13 @@ pub enum Node {
         window: u32,
         aggregate: u32,
     },
-    /// `score(model, features)`.
+    /// `score(model, features)`; `site` is its place among the scores
+    /// computed ahead ([`Program::scores`]), `None` when its features
+    /// read a lambda's parameter.
     Score {
         model: u32,
         features: NodeId,
+        site: Option<u32>,
     },
 }
 
@@ -329,6 +332,11 @@ pub struct Program {
     /// Per window: its roots and where its aggregates are in a record's
     /// signals (`crate::signals`).
     pub windows: Vec<crate::signals::WindowPlan>,
+    /// The `score` sites computed before the rules (`crate::signals`).
+    pub scores: Vec<crate::signals::ScorePlan>,
+    /// The contract's models, in declaration order, once an engine with a
+    /// model runtime loaded them (`Engine::load`); empty otherwise.
+    pub models: Vec<Arc<dyn crate::model::LoadedModel>>,
     /// The interpreter's compiled code of the nodes.
     pub(crate) code: crate::interp::Code,
     /// Field name to index, for records wider than a few fields.
@@ -383,6 +391,12 @@ impl Program {
             })
             .collect();
         let effect_adds = contract.effects.iter().map(|e| BinaryOp::add_for(e.ty)).collect();
+        let scores = crate::signals::ScorePlan::of(&contract);
+        for (at, site) in scores.iter().enumerate() {
+            if let Node::Score { site: place, .. } = &mut nodes[site.node as usize] {
+                *place = Some(at as u32);
+            }
+        }
         let input_read = input_read(&contract, &layouts, &nodes);
         let code = crate::interp::Code::new(&contract, &nodes);
         let windows = crate::signals::WindowPlan::of(&contract);
@@ -396,11 +410,30 @@ impl Program {
             referenced_rules,
             effect_adds,
             windows,
+            scores,
+            models: Vec::new(),
             code,
             field_maps,
             input_read,
             _constants: constants,
         })
+    }
+
+    /// How many slots a record's signals have: one per window aggregate,
+    /// then one per score computed ahead ([`crate::signals::Signals::slots`]).
+    pub fn signal_slots(&self) -> usize {
+        self.windows.iter().map(|w| w.aggregates.len()).sum::<usize>() + self.scores.len()
+    }
+
+    /// Where aggregate `aggregate` of window `window` is among a record's
+    /// signal slots.
+    pub fn aggregate_slot(&self, window: u32, aggregate: u32) -> usize {
+        self.windows[window as usize].first + aggregate as usize
+    }
+
+    /// Where score site `site` is among a record's signal slots.
+    pub fn score_slot(&self, site: u32) -> usize {
+        self.windows.iter().map(|w| w.aggregates.len()).sum::<usize>() + site as usize
     }
 
     /// Whether some expression reads a slot of the input's `offset ..
@@ -643,7 +676,9 @@ fn node(
         }
         ExprKind::Extern { func, args } => Node::Extern { func: func.0, args: ids(args) },
         ExprKind::Window { window, aggregate } => Node::Window { window: window.0, aggregate: *aggregate },
-        ExprKind::Score { model, features } => Node::Score { model: model.0, features: features.0 },
+        ExprKind::Score { model, features } => {
+            Node::Score { model: model.0, features: features.0, site: None }
+        }
     }
 }
 

@@ -1,23 +1,32 @@
 //! What an evaluation reads beyond its own record (SIGNALS.md): each
-//! window's aggregates over the record's window.
+//! window's aggregates over the record's window, and each model score.
 //!
 //! One component computes them and every engine reads them, so the
 //! engines cannot drift: [`observe`] computes a record's window inputs
 //! (key, time, aggregate arguments) with the interpreter, the reference
 //! semantics, enters the record into its windows in [`WindowState`]
 //! (`crate::window` keeps the per-key records) and returns the record's
-//! [`Signals`]; the rules then read `windows.<w>.<a>` from those.
+//! [`Signals`]; [`score`] then computes the features of every `score`
+//! site ([`ScorePlan`]) for a chunk of records and runs each model once
+//! over the chunk's rows. The rules read `windows.<w>.<a>` and the scores
+//! from those.
 //!
 //! A window whose key, time or an argument fails to compute, or whose
 //! record is late, reads as that error, in whatever rule or let reads it;
 //! a sum that overflowed reads as the overflow. The record enters every
-//! window it is not late for, whatever its decision.
+//! window it is not late for, whatever its decision. A score whose
+//! features fail to compute, are not `features` long, or that the model
+//! fails on or scores as a non-finite number reads as that error. A
+//! `score` whose features read a lambda's parameter cannot be computed
+//! ahead: the interpreter scores it where it stands, one row at a time,
+//! with the same [`feature_row`] and [`score_value`] (a model scores a
+//! row the same whatever else is in its batch: `crate::model`).
 
 use ir::{TypeId, TypeTable};
 
 use crate::budget::{Budget, OutOfTime};
 use crate::context::Context;
-use crate::data::RecordRef;
+use crate::data::{RecordRef, Slot};
 use crate::error::EvalError;
 use crate::host::HostFn;
 use crate::program::{NodeId, Program};
@@ -173,6 +182,8 @@ impl WindowState {
 #[derive(Clone, Debug, Default)]
 pub struct Signals {
     values: Vec<Result<Aggregate, EvalError>>,
+    /// Per score site ([`Program::scores`]), once [`score`] computed them.
+    scores: Vec<Result<f64, EvalError>>,
 }
 
 /// An aggregate's value, by its type.
@@ -186,9 +197,12 @@ enum Aggregate {
 }
 
 /// The signals of a contract without windows.
-pub static NO_SIGNALS: Signals = Signals { values: Vec::new() };
+pub static NO_SIGNALS: Signals = Signals::EMPTY;
 
 impl Signals {
+    /// No window values and no scores.
+    pub const EMPTY: Signals = Signals { values: Vec::new(), scores: Vec::new() };
+
     /// Aggregate `index` (a window's `first` plus the aggregate's position).
     pub fn aggregate(&self, index: usize) -> Result<Value<'static>, EvalError> {
         match self.values.get(index) {
@@ -202,6 +216,29 @@ impl Signals {
             Some(Err(error)) => Err(error.clone()),
             None => Err(EvalError::Argument("a window was not computed for this record".into())),
         }
+    }
+
+    /// The signals as native code reads them ([`crate::native::NativeCtx`]):
+    /// every aggregate, then every score, one slot each; absent where
+    /// reading it is an error, which native code leaves to the
+    /// interpreter.
+    pub fn slots(&self) -> Vec<Slot> {
+        let aggregates = self.values.iter().map(|value| match value {
+            Ok(Aggregate::Int(i)) => Slot::int(*i),
+            Ok(Aggregate::Timestamp(t)) => Slot::timestamp(*t),
+            Ok(Aggregate::Duration(d)) => Slot::duration(*d),
+            Ok(Aggregate::Decimal(d)) => Slot::decimal(*d),
+            Ok(Aggregate::Float(f)) => Slot::float(*f),
+            Err(_) => Slot::ABSENT,
+        });
+        let scores = self.scores.iter().map(|score| score.as_ref().map_or(Slot::ABSENT, |f| Slot::float(*f)));
+        aggregates.chain(scores).collect()
+    }
+
+    /// Score site `site`'s score, or `None` when it was not computed
+    /// ahead (the interpreter then scores it in place).
+    pub fn score(&self, site: usize) -> Option<Result<f64, EvalError>> {
+        self.scores.get(site).cloned()
     }
 }
 
@@ -219,7 +256,8 @@ pub fn observe(
     let mut values = Vec::new();
     let mut aggregated = Vec::new();
     for (plan, store) in program.windows.iter().zip(&state.stores) {
-        let inputs = crate::interp::evaluate_nodes(program, hosts, context, input, budget, &plan.roots)?;
+        let inputs =
+            crate::interp::evaluate_nodes(program, hosts, context, input, &NO_SIGNALS, budget, &plan.roots)?;
         match window_inputs(plan, &inputs) {
             Err(error) => values.extend(plan.aggregates.iter().map(|_| Err(error.clone()))),
             Ok((key, time, args)) => match store.observe(key, time, &args, &mut aggregated) {
@@ -235,7 +273,7 @@ pub fn observe(
             },
         }
     }
-    Ok(Signals { values })
+    Ok(Signals { values, scores: Vec::new() })
 }
 
 /// A window's key, time and arguments from the values of its roots (the
@@ -287,5 +325,158 @@ fn value(aggregated: Aggregated, ty: TypeId) -> Result<Aggregate, EvalError> {
         Aggregated::Decimal(d) => Ok(Aggregate::Decimal(d)),
         Aggregated::Float(f) => Ok(Aggregate::Float(f)),
         Aggregated::Failed(error) => Err(error),
+    }
+}
+
+/// A `score(model, features)` whose features read no lambda parameter, so
+/// they can be computed for a record before its rules run.
+#[derive(Clone, Debug)]
+pub struct ScorePlan {
+    /// The `score` expression.
+    pub node: NodeId,
+    pub model: u32,
+    pub features: NodeId,
+}
+
+impl ScorePlan {
+    /// The contract's score sites computed ahead, in expression order.
+    pub fn of(contract: &ir::Contract) -> Vec<ScorePlan> {
+        (0..contract.exprs.len())
+            .filter_map(|i| {
+                let id = ir::ExprId::from_index(i);
+                match contract.expr(id).kind {
+                    ir::ExprKind::Score { model, features }
+                        if !reads_free_local(contract, features, &mut Vec::new()) =>
+                    {
+                        Some(ScorePlan { node: id.0, model: model.0, features: features.0 })
+                    }
+                    _ => None,
+                }
+            })
+            .collect()
+    }
+}
+
+/// Whether expression `id` reads a lambda parameter that it does not bind
+/// itself (`bound`: the parameters of the lambdas around it within the
+/// expression). Lets read no parameters, so they are not followed.
+fn reads_free_local(contract: &ir::Contract, id: ir::ExprId, bound: &mut Vec<ir::LocalId>) -> bool {
+    match &contract.expr(id).kind {
+        ir::ExprKind::Local(local) => !bound.contains(local),
+        ir::ExprKind::Lambda { list, param, body, .. } => {
+            if reads_free_local(contract, *list, bound) {
+                return true;
+            }
+            bound.push(*param);
+            let free = reads_free_local(contract, *body, bound);
+            bound.pop();
+            free
+        }
+        kind => {
+            let mut free = false;
+            kind.for_each_child(|child| free = free || reads_free_local(contract, child, bound));
+            free
+        }
+    }
+}
+
+/// Computes every score site of `program` for the records `inputs`, whose
+/// window values are in `signals` (one per record, in order), each within
+/// its record's budget, and runs each model once over the rows of all of
+/// them; each record's scores go into its signals.
+pub fn score(
+    program: &Program,
+    hosts: &[HostFn],
+    context: &Context,
+    inputs: &[RecordRef<'_>],
+    budgets: &[Budget],
+    signals: &mut [Signals],
+) {
+    if program.scores.is_empty() {
+        return;
+    }
+    let roots: Vec<NodeId> = program.scores.iter().map(|site| site.features).collect();
+    // Per record, per site: its features or why there are none.
+    let mut rows: Vec<Vec<Result<Vec<f64>, EvalError>>> = Vec::with_capacity(inputs.len());
+    for ((input, budget), record_signals) in inputs.iter().zip(budgets).zip(signals.iter()) {
+        let features =
+            crate::interp::evaluate_nodes(program, hosts, context, *input, record_signals, budget, &roots);
+        rows.push(match features {
+            Ok(values) => program
+                .scores
+                .iter()
+                .zip(values)
+                .map(|(site, value)| value.and_then(|v| feature_row(program, site.model, &v)))
+                .collect(),
+            Err(_) => program.scores.iter().map(|_| Err(EvalError::OutOfTime)).collect(),
+        });
+    }
+    for (at, site) in program.scores.iter().enumerate() {
+        let given: Vec<f64> = rows.iter().filter_map(|r| r[at].as_ref().ok()).flatten().copied().collect();
+        let count = rows.iter().filter(|r| r[at].is_ok()).count();
+        let mut scored = run_model(program, site.model, &given, count).map(Vec::into_iter);
+        for (record, record_signals) in rows.iter_mut().zip(signals.iter_mut()) {
+            let features = std::mem::replace(&mut record[at], Ok(Vec::new()));
+            let score = features.and_then(|_| match &mut scored {
+                Ok(scores) => score_value(program, site.model, scores.next()),
+                Err(error) => Err(error.clone()),
+            });
+            record_signals.scores.push(score);
+        }
+    }
+}
+
+/// A `score`'s features as one row of the model's input: a `list<float>`
+/// exactly the declared `features` long.
+pub fn feature_row(program: &Program, model: u32, features: &Value<'_>) -> Result<Vec<f64>, EvalError> {
+    let declared = &program.contract.models[model as usize];
+    let len = features.list_len();
+    if len != declared.features as usize {
+        return Err(EvalError::Argument(format!(
+            "model `{}` takes {} features, the list has {len}",
+            declared.name, declared.features
+        )));
+    }
+    (0..len)
+        .map(|i| match features.list_get(&program.layouts, TypeTable::FLOAT, i) {
+            Value::Float(f) => Ok(f),
+            _ => Err(EvalError::Argument(format!("model `{}`: a feature is not a float", declared.name))),
+        })
+        .collect()
+}
+
+/// Runs model `model` of `program` over `rows` rows given row-major in
+/// `features`: one score per row, or the model's error.
+pub fn run_model(
+    program: &Program,
+    model: u32,
+    features: &[f64],
+    rows: usize,
+) -> Result<Vec<f64>, EvalError> {
+    let name = &program.contract.models[model as usize].name;
+    let Some(loaded) = program.models.get(model as usize) else {
+        return Err(EvalError::Argument(format!("model `{name}` is not loaded by this engine")));
+    };
+    if rows == 0 {
+        return Ok(Vec::new());
+    }
+    match loaded.score(features, rows) {
+        Ok(scores) if scores.len() == rows => Ok(scores),
+        Ok(scores) => {
+            Err(EvalError::Argument(format!("model `{name}` gave {} scores for {rows} rows", scores.len())))
+        }
+        Err(message) => Err(EvalError::Argument(format!("model `{name}`: {message}"))),
+    }
+}
+
+/// A row's score as `score(...)` reads it: a finite float.
+pub fn score_value(program: &Program, model: u32, score: Option<f64>) -> Result<f64, EvalError> {
+    let name = &program.contract.models[model as usize].name;
+    match score {
+        Some(f) if f.is_finite() => Ok(f),
+        Some(_) => {
+            Err(EvalError::Argument(format!("model `{name}` gave a score that is not a finite number")))
+        }
+        None => Err(EvalError::Argument(format!("model `{name}` gave no score for a row"))),
     }
 }

@@ -60,7 +60,8 @@ impl Running {
     }
 }
 
-/// The engine `config` asks for, with the Cranelift backend.
+/// The engine `config` asks for, with the Cranelift backend and tract's
+/// model runtime.
 fn engine(config: &Config) -> runtime::Engine {
     let jit = match config.engine {
         EngineChoice::Interp => runtime::Jit::Off,
@@ -70,6 +71,7 @@ fn engine(config: &Config) -> runtime::Engine {
     runtime::Engine::builder()
         .jit(jit)
         .native(Arc::new(backend::Jit::new()))
+        .models(Arc::new(models::Tract::new()))
         .max_window_keys(Some(config.max_window_keys))
         .build()
 }

@@ -9,8 +9,11 @@
 //! - `cargo xtask differential --executions N [--seed S]`: a long
 //!   interpreter-vs-native run ([`differential`]);
 //!   `cargo xtask differential-contract SEED` prints one generated contract.
+//! - `cargo xtask write-models`: the committed ONNX model files, written
+//!   from the builders that describe them ([`model_files`]).
 
 mod differential;
+mod model_files;
 
 use std::process::{Command, ExitCode};
 
@@ -56,6 +59,7 @@ fn main() -> ExitCode {
                 ExitCode::from(2)
             }
         },
+        Some("write-models") => model_files::write(),
         Some("differential") => match differential_args(&args[1..]) {
             Some((executions, seed)) => differential::run(executions, seed),
             None => {
@@ -65,7 +69,7 @@ fn main() -> ExitCode {
         },
         _ => {
             eprintln!(
-                "usage: cargo xtask ci | gen-contract --rules N | differential --executions N [--seed S]"
+                "usage: cargo xtask ci | gen-contract --rules N | differential --executions N [--seed S] | write-models"
             );
             ExitCode::from(2)
         }

@@ -120,13 +120,21 @@ impl Translator<'_, '_> {
             }
             ExprKind::Local(local) => match self.locals.get(&local.0) {
                 Some(v) => *v,
-                None => self.unsupported(),
+                None => self.unsupported_of(ty),
             },
             ExprKind::List(items) => self.list_literal(items, ty),
             ExprKind::InList { item, list } => self.in_list(*item, *list),
             ExprKind::Lambda { kind, list, param, body } => self.lambda(*kind, *list, *param, *body, ty),
             ExprKind::Extern { args, .. } => self.extern_call(id, args, ty),
-            ExprKind::Window { .. } | ExprKind::Score { .. } => self.unsupported(),
+            ExprKind::Window { window, aggregate } => {
+                self.signal(self.program.aggregate_slot(window.0, *aggregate), ty)
+            }
+            ExprKind::Score { .. } => match self.program.nodes[id.index()] {
+                Node::Score { site: Some(site), .. } => self.signal(self.program.score_slot(site), ty),
+                // Scored where it stands (its features read a lambda's
+                // parameter): the interpreter does that.
+                _ => self.unsupported_of(ty),
+            },
         }
     }
 

@@ -239,6 +239,30 @@ impl Translator<'_, '_> {
         NVal { a: z, b: z, present: None }
     }
 
+    /// [`Self::unsupported`] where a value of type `ty` is expected (a
+    /// float is an `f64` value, even on a path never taken).
+    fn unsupported_of(&mut self, ty: TypeId) -> NVal {
+        let mut value = self.unsupported();
+        if ty == T::FLOAT {
+            value.a = self.b.ins().f64const(0.0);
+        }
+        value
+    }
+
+    /// Signal slot `slot` of the record ([`NativeCtx::SIGNALS`]) as a value
+    /// of type `ty`; an absent slot (reading it is an error) falls back,
+    /// and the interpreter reports the error.
+    fn signal(&mut self, slot: usize, ty: TypeId) -> NVal {
+        let signals = self.ctx_field(NativeCtx::SIGNALS);
+        let byte = i32::try_from(slot as i64 * SLOT).expect("a contract's signals fit in an i32 offset");
+        let tag = self.b.ins().load(W, MemFlagsData::trusted(), signals, byte + SLOT_TAG);
+        let next = self.b.create_block();
+        let fallback = self.fallback;
+        self.b.ins().brif(tag, next, &[], fallback, &[]);
+        self.b.switch_to_block(next);
+        self.read_at(signals, slot as i64, ty)
+    }
+
     /// Spends `units` of the evaluation's fuel (a loop's element) and asks
     /// the budget for more when it is spent; falls back when the budget
     /// ran out (the runtime then reports it: `runtime::budget`).

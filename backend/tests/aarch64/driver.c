@@ -53,6 +53,7 @@ struct NativeCtx {
     uint64_t stack_floor;
     int64_t fuel;
     const void *budget;
+    const struct Slot *signals;
 };
 
 #ifndef CTX_SIZE
@@ -74,6 +75,7 @@ _Static_assert(offsetof(struct NativeCtx, hosts) == CTX_HOSTS, "NativeCtx::HOSTS
 _Static_assert(offsetof(struct NativeCtx, hosts_len) == CTX_HOSTS_LEN, "NativeCtx::HOSTS_LEN");
 _Static_assert(offsetof(struct NativeCtx, stack_floor) == CTX_STACK_FLOOR, "NativeCtx::STACK_FLOOR");
 _Static_assert(offsetof(struct NativeCtx, fuel) == CTX_FUEL, "NativeCtx::FUEL");
+_Static_assert(offsetof(struct NativeCtx, signals) == CTX_SIGNALS, "NativeCtx::SIGNALS");
 
 /* runtime::native::POW10: 10^0 ..= 10^18. */
 static const int64_t POW10[19] = {
@@ -152,6 +154,7 @@ static struct NativeCtx context(const struct Request *request, uint64_t *state) 
         /* Enough fuel that no loop asks the budget (a helper). */
         .fuel = INT64_MAX / 2,
         .budget = NULL,
+        .signals = NULL,
     };
     return ctx;
 }

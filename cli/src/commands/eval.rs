@@ -107,7 +107,7 @@ pub fn run(args: Args) -> Outcome {
 }
 
 /// The engine for a choice: the interpreter, or the JIT at load (`jit`) or
-/// once a contract is hot (`auto`).
+/// once a contract is hot (`auto`); models are scored with tract.
 pub fn engine(choice: EngineChoice) -> Engine {
     engine_with(choice, None)
 }
@@ -119,7 +119,12 @@ pub fn engine_with(choice: EngineChoice, timeout: Option<std::time::Duration>) -
         EngineChoice::Jit => Jit::On,
         EngineChoice::Auto => Jit::Auto,
     };
-    Engine::builder().jit(jit).native(std::sync::Arc::new(backend::Jit::new())).timeout(timeout).build()
+    Engine::builder()
+        .jit(jit)
+        .native(std::sync::Arc::new(backend::Jit::new()))
+        .models(std::sync::Arc::new(models::Tract::new()))
+        .timeout(timeout)
+        .build()
 }
 
 /// Request lines, as bytes (a line that is not UTF-8 gets its error line,

@@ -170,6 +170,11 @@ impl Checker<'_> {
                 self.collect(base, scope, out);
                 self.collect(index, scope, out);
             }
+            // `score`'s first argument names a model, whatever else
+            // (a let) has its name.
+            ExprKind::Call { callee, args } if callee.value == "score" => {
+                args.iter().skip(1).for_each(|a| self.collect(a, scope, out));
+            }
             ExprKind::Call { args, .. } | ExprKind::List(args) => {
                 args.iter().for_each(|a| self.collect(a, scope, out));
             }

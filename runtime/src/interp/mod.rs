@@ -35,7 +35,7 @@ use crate::host::HostFn;
 use crate::program::{NodeId, Program};
 use crate::result::{EffectResult, ErrorEntry, Evaluation, Outcomes};
 use crate::semantics::{self, ops};
-use crate::signals::{NO_SIGNALS, Signals};
+use crate::signals::Signals;
 use crate::value::{Schema, Value, render, render_template};
 
 /// Evaluates a request's input, whose window values are `signals`, and
@@ -52,18 +52,20 @@ pub fn evaluate<'p>(
     frame.run(context)
 }
 
-/// Evaluates nodes `roots` of `input` in order, in one frame (lets
-/// computed once for all), each to its value or its error: a window's
-/// key, time and arguments (`crate::signals`), which read no window.
+/// Evaluates nodes `roots` of `input`, whose window values are `signals`,
+/// in order, in one frame (lets computed once for all), each to its value
+/// or its error: a window's key, time and arguments, a score's features
+/// (`crate::signals`).
 pub fn evaluate_nodes<'p: 'a, 'a>(
     program: &'p Program,
     hosts: &'p [HostFn],
     context: &Context,
     input: RecordRef<'a>,
+    signals: &'a Signals,
     budget: &'a Budget,
     roots: &[NodeId],
 ) -> Result<Vec<Result<Value<'a>, EvalError>>, OutOfTime> {
-    let mut frame = Frame::new(program, hosts, context, input, &NO_SIGNALS, false, budget);
+    let mut frame = Frame::new(program, hosts, context, input, signals, false, budget);
     let mut values = Vec::with_capacity(roots.len());
     for &root in roots {
         match frame.eval(root) {

@@ -12,10 +12,11 @@ use ir::{BinaryOp, Builtin, LambdaKind, RuleId, TypeId, TypeTable};
 use super::Frame;
 use crate::budget::string_cost;
 use crate::data::RecordRef;
-use crate::error::{EvalError, Fault};
+use crate::error::Fault;
 use crate::host::call_host;
 use crate::program::{CmpKind, Node, NodeId, Program};
 use crate::semantics::{self, ops};
+use crate::signals;
 use crate::value::{Value, read, render};
 
 impl<'p: 'a, 'a> Frame<'p, 'a> {
@@ -122,15 +123,23 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
             }
             Node::Extern { func, args } => self.host(*func, args),
             Node::Window { window, aggregate } => {
-                let at = p.windows[*window as usize].first + *aggregate as usize;
-                self.signals.aggregate(at).map_err(Fault::from)
+                self.signals.aggregate(p.aggregate_slot(*window, *aggregate)).map_err(Fault::from)
             }
-            // Contracts with models are refused at load until the engines
-            // score them (`Engine::load`).
-            Node::Score { .. } => {
-                Err(EvalError::Argument("models are not scored by this engine yet".into()).into())
-            }
+            Node::Score { model, features, site } => self.score(*model, *features, *site),
         }
+    }
+
+    /// `score(model, features)`: the score computed ahead, or else the
+    /// features scored here as a batch of one row (`crate::signals`).
+    #[inline(never)]
+    fn score(&mut self, model: u32, features: NodeId, site: Option<u32>) -> Result<Value<'a>, Fault> {
+        if let Some(score) = site.and_then(|site| self.signals.score(site as usize)) {
+            return Ok(Value::Float(score?));
+        }
+        let features = self.eval(features)?;
+        let row = signals::feature_row(self.p, model, &features)?;
+        let scores = signals::run_model(self.p, model, &row, 1)?;
+        Ok(Value::Float(signals::score_value(self.p, model, scores.first().copied())?))
     }
 
     /// A value of type `ty` for an error message: strings quoted.

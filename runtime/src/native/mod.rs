@@ -4,8 +4,9 @@
 //!
 //! - [`NativeCtx`]: what generated code receives: the input slots, a state
 //!   area, the helper table, the request's channel, component and time, an
-//!   [`Arena`] for computed strings and lists, constant tables and the
-//!   contract's host functions;
+//!   [`Arena`] for computed strings and lists, constant tables, the
+//!   contract's host functions and the record's signals (window values
+//!   and scores, computed ahead by `crate::signals`);
 //! - [`Helpers`] (`helpers.rs`): the Rust functions generated code calls,
 //!   reached through a table (no relocations), each named by a [`Helper`];
 //!   thin wrappers over [`crate::semantics`] and the program's tables, and
@@ -91,6 +92,11 @@ pub struct NativeCtx {
     pub fuel: i64,
     /// The evaluation's budget, which `refuel` asks.
     pub budget: *const Budget,
+    /// The record's signals ([`crate::signals::Signals::slots`]): every
+    /// window aggregate, then every score computed ahead, one slot each,
+    /// absent when reading it is an error (native code then falls back).
+    /// Null for a contract without signals.
+    pub signals: *const Slot,
 }
 
 // Byte offsets of the fields, for generated code (the aarch64 cross-check
@@ -110,6 +116,7 @@ impl NativeCtx {
     pub const HOSTS_LEN: i32 = offset_of!(NativeCtx, hosts_len) as i32;
     pub const STACK_FLOOR: i32 = offset_of!(NativeCtx, stack_floor) as i32;
     pub const FUEL: i32 = offset_of!(NativeCtx, fuel) as i32;
+    pub const SIGNALS: i32 = offset_of!(NativeCtx, signals) as i32;
 }
 
 /// Powers of ten that fit an `i64`, for [`NativeCtx::pow10`].

@@ -86,21 +86,29 @@ impl NativeCtx {
             stack_floor: if native.checks_stack { ir::stack::floor() as u64 } else { 0 },
             fuel: FUEL_STEP,
             budget,
+            signals: std::ptr::null(),
         }
     }
 }
 
-/// Runs native code on a request; when it finishes, its result goes to
+/// Runs native code on a request whose signals are `signals` (empty for
+/// a contract without them); when it finishes, its result goes to
 /// `sink` (which is untouched otherwise).
+#[allow(clippy::too_many_arguments)]
 pub fn run<'p>(
     program: &'p Program,
     native: &NativeProgram,
     hosts: &[HostFn],
     context: &Context,
     input: RecordRef<'_>,
+    signals: &[Slot],
     budget: &Budget,
     sink: &mut dyn ResultSink<'p>,
 ) -> NativeRun {
+    if signals.len() != program.signal_slots() {
+        // Native code reads every slot it was compiled for.
+        return NativeRun::Fallback;
+    }
     SCRATCH.with(|cell| {
         let Ok(mut scratch) = cell.try_borrow_mut() else { return NativeRun::Fallback };
         let Scratch { state, arena, .. } = &mut *scratch;
@@ -113,6 +121,9 @@ pub fn run<'p>(
         let mut ctx = NativeCtx::new(program, native, hosts, context, now(native, context), arena, budget);
         ctx.input = input.slots().as_ptr();
         ctx.state = state.as_mut_ptr();
+        if !signals.is_empty() {
+            ctx.signals = signals.as_ptr();
+        }
         // SAFETY: the entry point was compiled for this program's layout;
         // the context points at live data for the whole call.
         let status = unsafe { (native.entry)(&mut ctx) };
@@ -157,6 +168,11 @@ pub fn run_records(
     mut each: impl FnMut(usize, RecordRun<'_>),
 ) -> bool {
     let Some(batch) = native.batch else { return false };
+    if program.signal_slots() > 0 {
+        // The batch entry reads no signals (`Contract::evaluate_signalled`
+        // runs such records one by one).
+        return false;
+    }
     SCRATCH.with(|cell| {
         let Ok(mut scratch) = cell.try_borrow_mut() else { return false };
         let Scratch { state, arena, statuses } = &mut *scratch;

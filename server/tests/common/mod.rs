@@ -19,6 +19,21 @@ pub fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("the workspace root").to_path_buf()
 }
 
+/// Copies folder `from` into `to`, with its subfolders (the examples'
+/// model files).
+fn copy_folder(from: &Path, to: &Path) {
+    for entry in std::fs::read_dir(from).expect("the examples") {
+        let path = entry.expect("an entry").path();
+        let target = to.join(path.file_name().expect("a name"));
+        if path.is_dir() {
+            std::fs::create_dir(&target).expect("a folder");
+            copy_folder(&path, &target);
+        } else {
+            std::fs::copy(&path, &target).expect("copied");
+        }
+    }
+}
+
 /// A running server and its runtime, stopped when dropped.
 pub struct TestServer {
     pub runtime: tokio::runtime::Runtime,
@@ -32,10 +47,7 @@ impl TestServer {
     /// default test configuration.
     pub fn start(adjust: impl FnOnce(&mut Config)) -> TestServer {
         let dir = tempfile::tempdir().expect("a temporary folder");
-        for entry in std::fs::read_dir(root().join("examples/contracts")).expect("the examples") {
-            let path = entry.expect("an entry").path();
-            std::fs::copy(&path, dir.path().join(path.file_name().expect("a name"))).expect("copied");
-        }
+        copy_folder(&root().join("examples/contracts"), dir.path());
         TestServer::start_in(dir, adjust)
     }
 
