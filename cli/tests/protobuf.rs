@@ -332,7 +332,9 @@ fn every_contract_gives_the_ndjson_results_from_protobuf() {
             cases.push((name, dir.join("contract.yaml"), requests(&dir.join("requests.ndjson"))));
         }
     }
-    for name in ["acme.access.documents", "acme.payments.transfer", "shop.orders.check"] {
+    for name in
+        ["acme.access.documents", "acme.payments.transfer", "acme.payments.velocity", "shop.orders.check"]
+    {
         let root = root();
         cases.push((
             name.into(),

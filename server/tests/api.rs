@@ -297,7 +297,10 @@ fn contracts_lists_what_is_served() {
     let listing: serde_json::Value = serde_json::from_slice(&response.body).expect("JSON");
     let names: Vec<&str> =
         listing["contracts"].as_array().expect("a list").iter().filter_map(|c| c["name"].as_str()).collect();
-    assert_eq!(names, ["acme.access.documents", "acme.payments.transfer", "shop.orders.check"]);
+    assert_eq!(
+        names,
+        ["acme.access.documents", "acme.payments.transfer", "acme.payments.velocity", "shop.orders.check"]
+    );
     assert_eq!(listing["revision"], 1);
     assert!(listing["contracts"][0]["hash"].as_str().is_some_and(|h| h.len() > 16));
     assert_eq!(listing["contracts"][0]["engine"], "interp");

@@ -45,8 +45,14 @@ impl Drop for Served {
 /// `rulec serve --rules RULES` on a free loopback port, with the JIT and
 /// [`TOKEN`]; returns once it logs that it is serving.
 pub fn serve(rules: &str) -> Served {
+    serve_with(rules, &[])
+}
+
+/// [`serve`] with more flags.
+pub fn serve_with(rules: &str, flags: &[&str]) -> Served {
     let mut child = rulec()
         .args(["serve", "--rules", rules, "--addr", "127.0.0.1:0", "--engine", "jit"])
+        .args(flags)
         .env("RULEC_TOKEN", TOKEN)
         .stderr(Stdio::piped())
         .stdout(Stdio::null())
