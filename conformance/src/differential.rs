@@ -544,3 +544,6 @@ fn request_from(rng: &mut Rng, pools: &Pools, at: &str) -> String {
         dec(rng),
     )
 }
+
+#[cfg(test)]
+mod tests;
