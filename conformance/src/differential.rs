@@ -7,10 +7,20 @@
 //! expressions drawn type by type (every type and most built-ins), lets,
 //! rule cascades, messages, effects under every combine policy, and error
 //! paths (division by zero, overflow, missing keys, failed conversions).
-//! Inputs mix ordinary and edge values. Everything is driven by a seed, so a
-//! mismatch is reproduced by its seed alone.
+//! Inputs mix ordinary and edge values. About one contract in five also
+//! declares windows, read by its rules, lets and messages, and is evaluated
+//! over a stream of records in event-time order (several keys, some late
+//! records), each engine with window state of its own: the `windows`
+//! module generates both, and [`run`] compares the engines. Everything is
+//! driven by a seed, so a mismatch is reproduced by its seed alone.
+
+mod run;
+mod windows;
 
 use std::fmt::Write as _;
+
+pub use run::{Tally, run};
+pub use windows::{stream, windowed};
 
 /// A small, fast, deterministic generator (splitmix64).
 #[derive(Clone, Debug)]
@@ -96,7 +106,7 @@ const TABLES: &str = "tables:
 
 /// Generates the contract for `seed`: its YAML text.
 pub fn contract(seed: u64) -> String {
-    let mut g = Gen { rng: Rng::new(seed), rules: 0, lets: Vec::new(), depth: 0 };
+    let mut g = Gen { rng: Rng::new(seed), rules: 0, lets: Vec::new(), aggregates: Vec::new(), depth: 0 };
     let mut out = String::new();
     let decision = if g.rng.chance(30) { "first-match" } else { "deny-overrides" };
     let default = if g.rng.chance(50) { "allow" } else { "deny" };
@@ -108,15 +118,18 @@ pub fn contract(seed: u64) -> String {
     out.push_str(SCHEMA);
     out.push_str(TABLES);
     out.push_str("effects:\n  n: { type: int, combine: sum }\n  top: { type: decimal, combine: max }\n  low: { type: float, combine: min }\n  flag: { type: bool, combine: any }\n  every: { type: bool, combine: all }\n  last: string\n  at_last: int\n");
-    let lets = g.rng.below(4);
-    if lets > 0 {
+    let count = g.rng.below(4);
+    let mut lets = g.lets("v", count);
+    if windowed(seed) {
+        // Windows read the lets so far (none reads a window); the lets
+        // after them may read windows.
+        g.windows(&mut out);
+        let count = 1 + g.rng.below(3);
+        lets.push_str(&g.lets("u", count));
+    }
+    if !lets.is_empty() {
         out.push_str("let:\n");
-        for k in 0..lets {
-            let ty = g.rng.pick(&TYPES);
-            let e = g.expr(ty);
-            let _ = writeln!(out, "  v{k}: {}", quote(&e));
-            g.lets.push((format!("v{k}"), ty));
-        }
+        out.push_str(&lets);
     }
     out.push_str("rules:\n");
     let rules = 1 + g.rng.below(8);
@@ -137,10 +150,26 @@ struct Gen {
     /// Rules before the current one (cascades refer to earlier rules only).
     rules: usize,
     lets: Vec<(String, Ty)>,
+    /// The aggregates expressions may read, `windows.<w>.<a>`, with their
+    /// types (none until the windows are declared).
+    aggregates: Vec<(String, Ty)>,
     depth: usize,
 }
 
 impl Gen {
+    /// `count` lets named `{prefix}0`, `{prefix}1`..., as YAML lines; each
+    /// may read the lets before it.
+    fn lets(&mut self, prefix: &str, count: usize) -> String {
+        let mut out = String::new();
+        for k in 0..count {
+            let ty = self.rng.pick(&TYPES);
+            let e = self.expr(ty);
+            let _ = writeln!(out, "  {prefix}{k}: {}", quote(&e));
+            self.lets.push((format!("{prefix}{k}"), ty));
+        }
+        out
+    }
+
     fn rule(&mut self, k: usize, out: &mut String) {
         let _ = writeln!(out, "  - id: r{k}");
         if self.rng.chance(20) {
@@ -152,6 +181,9 @@ impl Gen {
         let mut when = self.expr(Ty::Bool);
         if self.rng.chance(30) {
             when = format!("{} && ({when})", self.guard());
+        }
+        if let Some(guard) = self.window_guard() {
+            when = format!("{guard} && ({when})");
         }
         let _ = writeln!(out, "    when: {}", quote(&when));
         let mut outcome = false;
@@ -223,6 +255,9 @@ impl Gen {
             let e = self.expr(ty);
             let _ = write!(text, " {{{e}}} é");
         }
+        if let Some(read) = self.window_mention() {
+            let _ = write!(text, " {{{read}}}");
+        }
         text
     }
 
@@ -244,6 +279,9 @@ impl Gen {
     fn leaf(&mut self, ty: Ty) -> String {
         if let Some(name) = self.let_of(ty) {
             return name;
+        }
+        if let Some(read) = self.window_read(ty) {
+            return read;
         }
         let r = &mut self.rng;
         match ty {
@@ -438,26 +476,42 @@ impl Gen {
 
 /// A random request for the generated schema.
 pub fn request(rng: &mut Rng) -> String {
-    let int = |r: &mut Rng| -> String {
-        r.pick(&["0", "1", "-1", "7", "-42", "9223372036854775807", "-9223372036854775808", "3", "100"])
-            .to_string()
-    };
-    let dec = |r: &mut Rng| -> String {
-        r.pick(&[
-            "\"0\"",
-            "\"1.50\"",
-            "\"-2.125\"",
-            "\"100.00\"",
-            "\"0.001\"",
-            "12.5",
-            "\"79228162514264337593543950335\"",
-            "\"3\"",
-        ])
-        .to_string()
-    };
-    let text = |r: &mut Rng| -> String {
-        r.pick(&["\"ann\"", "\"Zoë\"", "\"\"", "\"red\"", "\"x\"", "\"ABC\"", "\"bo\""]).to_string()
-    };
+    request_from(rng, &ORDINARY, "2026-02-03T04:05:06Z")
+}
+
+/// The JSON texts a request's scalars are drawn from, by type.
+struct Pools {
+    ints: &'static [&'static str],
+    decimals: &'static [&'static str],
+    floats: &'static [&'static str],
+    texts: &'static [&'static str],
+    bools: &'static [&'static str],
+}
+
+/// The values of requests to contracts without windows.
+const ORDINARY: Pools = Pools {
+    ints: &["0", "1", "-1", "7", "-42", "9223372036854775807", "-9223372036854775808", "3", "100"],
+    decimals: &[
+        "\"0\"",
+        "\"1.50\"",
+        "\"-2.125\"",
+        "\"100.00\"",
+        "\"0.001\"",
+        "12.5",
+        "\"79228162514264337593543950335\"",
+        "\"3\"",
+    ],
+    floats: &["0.5", "-1.25", "0", "1e300", "3"],
+    texts: &["\"ann\"", "\"Zoë\"", "\"\"", "\"red\"", "\"x\"", "\"ABC\"", "\"bo\""],
+    bools: &["true", "false"],
+};
+
+/// A request drawn from `pools` whose event time `at` is given.
+fn request_from(rng: &mut Rng, pools: &Pools, at: &str) -> String {
+    let int = |r: &mut Rng| r.pick(pools.ints).to_string();
+    let dec = |r: &mut Rng| r.pick(pools.decimals).to_string();
+    let float = |r: &mut Rng| r.pick(pools.floats).to_string();
+    let text = |r: &mut Rng| r.pick(pools.texts).to_string();
     let list = |r: &mut Rng, f: &dyn Fn(&mut Rng) -> String| -> String {
         let n = r.below(4);
         let items: Vec<String> = (0..n).map(|_| f(r)).collect();
@@ -471,19 +525,19 @@ pub fn request(rng: &mut Rng) -> String {
         _ => "",
     };
     format!(
-        "{{\"channel\":\"{channel}\"{component},\"now\":\"2026-01-01T00:00:00Z\",\"input\":{{\"i\":{},\"j\":{},\"d\":{},\"e\":{},\"f\":{},\"s\":{},\"t\":{},\"b\":{}{o},\"xs\":{},\"ds\":{},\"ss\":{},\"fs\":{},\"at\":\"2026-02-03T04:05:06Z\",\"wait\":\"{}\",\"r\":{{\"a\":{},\"s\":{},\"d\":{}}}}}}}",
+        "{{\"channel\":\"{channel}\"{component},\"now\":\"2026-01-01T00:00:00Z\",\"input\":{{\"i\":{},\"j\":{},\"d\":{},\"e\":{},\"f\":{},\"s\":{},\"t\":{},\"b\":{}{o},\"xs\":{},\"ds\":{},\"ss\":{},\"fs\":{},\"at\":\"{at}\",\"wait\":\"{}\",\"r\":{{\"a\":{},\"s\":{},\"d\":{}}}}}}}",
         int(rng),
         int(rng),
         dec(rng),
         dec(rng),
-        rng.pick(&["0.5", "-1.25", "0", "1e300", "3"]),
+        float(rng),
         text(rng),
         rng.pick(&["\"red\"", "\"green\"", "\"blue\""]),
-        rng.pick(&["true", "false"]),
+        rng.pick(pools.bools),
         list(rng, &int),
         list(rng, &dec),
         list(rng, &text),
-        list(rng, &|r: &mut Rng| r.pick(&["0.5", "-1.25", "0", "1e300", "3"]).to_string()),
+        list(rng, &float),
         rng.pick(&["1h", "49h", "-3d", "0s"]),
         int(rng),
         text(rng),
@@ -491,59 +545,5 @@ pub fn request(rng: &mut Rng) -> String {
     )
 }
 
-/// The outcome of a differential run.
-#[derive(Clone, Debug, Default)]
-pub struct Tally {
-    pub contracts: u64,
-    /// Generated contracts the compiler refused (generator gaps, reported).
-    pub refused: u64,
-    pub executions: u64,
-    /// Executions native code finished (the rest fell back).
-    pub native: u64,
-    /// Seeds and requests where the engines differed.
-    pub mismatches: Vec<String>,
-}
-
-/// Runs `contracts` generated contracts from `first_seed`, each on
-/// `requests` random requests, on both engines.
-pub fn run(first_seed: u64, contracts: u64, requests: usize) -> Tally {
-    let interp = crate::engine("interp");
-    let jit = crate::engine("jit");
-    let mut tally = Tally::default();
-    for seed in first_seed..first_seed + contracts {
-        let text = contract(seed);
-        let compiled = frontend::compile_file(&format!("gen{seed}.yaml"), &text);
-        let Some(bundle) = compiled.bundle else {
-            tally.refused += 1;
-            if tally.refused <= 3 {
-                eprintln!(
-                    "seed {seed}: the generated contract was refused:\n{}",
-                    compiled.diagnostics.render(false)
-                );
-            }
-            continue;
-        };
-        tally.contracts += 1;
-        let (Ok(a), Ok(b)) = (interp.load(bundle.clone()), jit.load(bundle)) else { continue };
-        let mut rng = Rng::new(seed.wrapping_mul(31));
-        let lines: Vec<String> = (0..requests).map(|_| request(&mut rng)).collect();
-        // Native code both alone and in one batch of all the requests.
-        let together = crate::evaluate_together(&b, &lines);
-        for (line, z) in lines.iter().zip(&together) {
-            let (mut x, mut y) = (Vec::new(), Vec::new());
-            a.evaluate_json(line, &mut x);
-            b.evaluate_json(line, &mut y);
-            tally.executions += 1;
-            if (x != y || x != *z) && tally.mismatches.len() < 20 {
-                tally.mismatches.push(format!(
-                    "seed {seed}: {line}\n  interp: {}\n  jit:    {}\n  batch:  {}",
-                    String::from_utf8_lossy(&x),
-                    String::from_utf8_lossy(&y),
-                    String::from_utf8_lossy(z)
-                ));
-            }
-        }
-        tally.native += b.native_counts().0;
-    }
-    tally
-}
+#[cfg(test)]
+mod tests;

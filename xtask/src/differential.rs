@@ -1,6 +1,7 @@
 //! `cargo xtask differential --executions N [--seed S]`: a long
-//! differential run (interpreter vs native code) across every core, with a
-//! summary line to quote. Each thread takes its own range of seeds, so a
+//! differential run (interpreter vs native code, and the paths of window
+//! state for contracts with windows) across every core, with a summary
+//! line to quote. Each thread takes its own range of seeds, so a
 //! run is reproducible from its first seed.
 
 use std::process::ExitCode;
@@ -8,7 +9,8 @@ use std::time::Instant;
 
 use conformance::differential::{self, Tally};
 
-/// Requests evaluated per generated contract.
+/// Requests evaluated per generated contract (the length of the stream of
+/// a contract with windows).
 const REQUESTS_PER_CONTRACT: usize = 50;
 
 pub fn run(executions: u64, first_seed: u64) -> ExitCode {
@@ -27,6 +29,7 @@ pub fn run(executions: u64, first_seed: u64) -> ExitCode {
             .into_iter()
             .map(|h| {
                 h.join().unwrap_or_else(|_| Tally {
+                    mismatched: 1,
                     mismatches: vec!["a differential thread panicked".to_string()],
                     ..Tally::default()
                 })
@@ -34,25 +37,26 @@ pub fn run(executions: u64, first_seed: u64) -> ExitCode {
             .collect()
     });
     let total = tallies.iter().fold(Tally::default(), |mut sum, t| {
-        sum.contracts += t.contracts;
-        sum.refused += t.refused;
-        sum.executions += t.executions;
-        sum.native += t.native;
-        sum.mismatches.extend(t.mismatches.iter().cloned());
+        sum.add(t);
         sum
     });
     for mismatch in &total.mismatches {
         eprintln!("MISMATCH {mismatch}");
     }
     println!(
-        "differential: {} executions over {} contracts (seeds {first_seed}..{}), {} refused, {} finished in native code, {} mismatches, {:.1}s",
+        "differential: {} executions over {} contracts (seeds {first_seed}..{}), {} refused, {} finished in native code; {} executions over {} contracts with windows ({:.1}% of executions; {} late, {} in native code); {} mismatches, {:.1}s",
         total.executions,
         total.contracts,
         first_seed + threads * per_thread,
         total.refused,
         total.native,
-        total.mismatches.len(),
+        total.windowed_executions,
+        total.windowed,
+        100.0 * total.windowed_executions as f64 / total.executions.max(1) as f64,
+        total.late,
+        total.windowed_native,
+        total.mismatched,
         started.elapsed().as_secs_f64()
     );
-    if total.mismatches.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+    if total.mismatched == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE }
 }

@@ -1,0 +1,64 @@
+//! Tests of the generator itself: which contracts declare windows, that
+//! they compile and read their windows, and the shape of a stream (event
+//! time mostly in order, late records, several keys, invalid records).
+
+use super::{Rng, contract, stream, windowed};
+
+/// The seeds these tests look at.
+const SEEDS: std::ops::Range<u64> = 0..400;
+
+#[test]
+fn about_one_contract_in_five_declares_windows() {
+    let windowed = SEEDS.filter(|s| windowed(*s)).count();
+    assert!((50..=110).contains(&windowed), "{windowed} of {} contracts with windows", SEEDS.end);
+    for seed in SEEDS {
+        assert_eq!(contract(seed).contains("\nwindows:\n"), super::windowed(seed), "seed {seed}");
+    }
+}
+
+#[test]
+fn contracts_with_windows_compile_and_read_them() {
+    let mut reads = 0;
+    for seed in SEEDS.filter(|s| windowed(*s)) {
+        let text = contract(seed);
+        let compiled = frontend::compile_file("gen.yaml", &text);
+        let bundle = compiled
+            .bundle
+            .unwrap_or_else(|| panic!("seed {seed}:\n{text}\n{}", compiled.diagnostics.render(false)));
+        assert!(!bundle.contract().windows.is_empty(), "seed {seed}");
+        reads += usize::from(text.contains("windows.w"));
+    }
+    let windowed = SEEDS.filter(|s| windowed(*s)).count();
+    assert!(reads * 10 >= windowed * 9, "{reads} of {windowed} contracts read a window");
+}
+
+/// Each line's `at`, its `s` (the commonest key) and whether its `b` is a
+/// bool (the record is valid).
+fn fields(line: &str) -> (i64, String, bool) {
+    let value: serde_json::Value = serde_json::from_str(line).expect("a JSON line");
+    let input = &value["input"];
+    let at = ir::time::parse_timestamp(input["at"].as_str().expect("a time")).expect("a timestamp");
+    (at, input["s"].to_string(), input["b"].is_boolean())
+}
+
+#[test]
+fn a_stream_is_mostly_in_event_time_order_with_late_records_and_several_keys() {
+    let (mut records, mut late, mut invalid) = (0, 0, 0);
+    let mut keys = std::collections::BTreeSet::new();
+    for seed in 0..20 {
+        let lines = stream(&mut Rng::new(seed), 50);
+        assert_eq!(lines.len(), 50);
+        let mut latest = i64::MIN;
+        for line in &lines {
+            let (at, key, valid) = fields(line);
+            records += 1;
+            late += usize::from(at < latest);
+            latest = latest.max(at);
+            invalid += usize::from(!valid);
+            keys.insert(key);
+        }
+    }
+    assert!(late * 20 >= records && late * 4 <= records, "{late} of {records} records before the latest");
+    assert!(invalid > 0 && invalid * 10 <= records, "{invalid} of {records} records invalid");
+    assert!(keys.len() >= 3, "keys {keys:?}");
+}
