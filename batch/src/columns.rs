@@ -10,8 +10,11 @@
 //!
 //! What a column holds is read as the JSON the same record would be: a
 //! null is an absent field; a decimal keeps its digits (`Decimal128(18,
-//! 2)` 1 is `1.00`); ints and decimals may come from any integer column,
-//! decimals, timestamps and durations also from strings. A value that
+//! 2)` 1 is `1.00`); floats from any float column (a half or single float
+//! widened exactly), so an embedding may be a `FixedSizeList`, `List` or
+//! `LargeList` of `Float16`, `Float32` or `Float64`; ints and decimals
+//! may come from any integer column, decimals, timestamps and durations
+//! also from strings. A value that
 //! would make the record invalid (a null in a required field, an enum
 //! value outside the set, a decimal that does not fit) marks its row; a
 //! marked row is written as the JSON record and validated by the request
@@ -22,9 +25,9 @@ use std::sync::Arc;
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
-    Decimal128Type, Decimal256Type, Float32Type, Float64Type, Int8Type, Int16Type, Int32Type, Int64Type,
-    TimestampMicrosecondType, TimestampMillisecondType, TimestampNanosecondType, TimestampSecondType,
-    UInt8Type, UInt16Type, UInt32Type, UInt64Type,
+    Decimal128Type, Decimal256Type, Float16Type, Float32Type, Float64Type, Int8Type, Int16Type, Int32Type,
+    Int64Type, TimestampMicrosecondType, TimestampMillisecondType, TimestampNanosecondType,
+    TimestampSecondType, UInt8Type, UInt16Type, UInt32Type, UInt64Type,
 };
 use arrow_array::{Array, ArrayRef, OffsetSizeTrait, RecordBatch};
 use arrow_schema::{DataType, Field, Fields, Schema, TimeUnit};
@@ -170,7 +173,10 @@ fn read_plan(
     let read = match types.kind(ty) {
         TypeKind::Bool if *data == DataType::Boolean => Read::Bool,
         TypeKind::Int if is_integer(data) => Read::Int,
-        TypeKind::Float if is_integer(data) || matches!(data, DataType::Float32 | DataType::Float64) => {
+        TypeKind::Float
+            if is_integer(data)
+                || matches!(data, DataType::Float16 | DataType::Float32 | DataType::Float64) =>
+        {
             Read::Float
         }
         TypeKind::Decimal
@@ -510,6 +516,7 @@ fn float_value(array: &ArrayRef, row: usize) -> Option<f64> {
     match array.data_type() {
         DataType::Float64 => Some(array.as_primitive::<Float64Type>().value(row)),
         DataType::Float32 => Some(f64::from(array.as_primitive::<Float32Type>().value(row))),
+        DataType::Float16 => Some(array.as_primitive::<Float16Type>().value(row).to_f64()),
         DataType::UInt64 => Some(array.as_primitive::<UInt64Type>().value(row) as f64),
         _ => int_value(array, row).map(|i| i as f64),
     }

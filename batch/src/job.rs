@@ -28,6 +28,7 @@ use crate::output::arrow::{ArrowRows, result_schema};
 use crate::output::ndjson::{KeptFields, NdjsonRows};
 use crate::source::Chunk;
 use crate::source::ndjson::{MAX_LINE, TOO_LONG};
+use crate::turns::Turn;
 
 /// What a job is asked to do.
 #[derive(Clone, Debug)]
@@ -159,7 +160,7 @@ impl Job {
     /// Evaluates one chunk into one output.
     pub fn evaluate(&self, chunk: &Chunk) -> Result<Evaluated, String> {
         let mut whole = None;
-        self.evaluate_in_pieces(chunk, usize::MAX, &mut |piece| {
+        self.evaluate_in_pieces(chunk, usize::MAX, None, &mut |piece| {
             whole = Some(piece);
             Ok(())
         })?;
@@ -172,13 +173,17 @@ impl Job {
     /// written a few at a time instead of a chunk at a time, so the
     /// results in flight stay as small as the records are. A chunk gives
     /// at least one piece. An error from `emit` stops the chunk.
+    ///
+    /// A contract's windows see the chunks in the order of their turns
+    /// (`turn`, [`crate::turns`]); without one, in the order of the calls.
     pub fn evaluate_in_pieces(
         &self,
         chunk: &Chunk,
         piece_bytes: usize,
+        turn: Option<Turn<'_>>,
         emit: &mut dyn FnMut(Evaluated) -> Result<(), String>,
     ) -> Result<(), String> {
-        let pieces = Pieces { bytes: piece_bytes, emit };
+        let pieces = Pieces { bytes: piece_bytes, emit, turn };
         match chunk {
             Chunk::Lines(bytes) => self.lines(bytes, pieces),
             Chunk::Batch(batch) => self.batch(batch, pieces),
@@ -232,7 +237,7 @@ impl Job {
                 })
                 .collect()
         };
-        self.rows(lines.len(), read, kept_pairs, kept_columns, pieces)
+        self.rows(lines.len(), read, KeptOutput { pairs: kept_pairs, columns: kept_columns }, pieces)
     }
 
     fn batch<'b>(&self, batch: &'b RecordBatch, pieces: Pieces<'_>) -> Result<(), String> {
@@ -252,42 +257,86 @@ impl Job {
             self.kept_columns.iter().map(|i| batch.column(*i).slice(start, len)).collect()
         };
         runtime::contained::contained("reading a record batch", || {
-            self.rows(batch.num_rows(), read, kept_pairs, kept_columns, pieces)
+            self.rows(batch.num_rows(), read, KeptOutput { pairs: kept_pairs, columns: kept_columns }, pieces)
         })
     }
 
     /// Evaluates `count` records into the output format, a window at a
     /// time: `read(records, start, len)` lays out the records from
-    /// `start` on as rows `0 .. len`, in one buffer reused for every
-    /// window (small enough to stay in the core's cache). A window is at
-    /// most [`WINDOW`] records, fewer when their results are large (a
-    /// window's results are at most half a piece).
+    /// `start` on as rows `0 .. len`. A contract with signals has the
+    /// whole chunk laid out at once and its signals computed first
+    /// ([`Job::signalled_rows`]); any other, a window at a time in one
+    /// buffer reused for every window (small enough to stay in the
+    /// core's cache).
     fn rows<'r>(
         &self,
         count: usize,
         read: impl Fn(&mut Records<'r>, usize, usize),
-        kept_pairs: impl Fn(usize, &mut Vec<u8>),
-        kept_columns: impl Fn(usize, usize) -> Vec<ArrayRef>,
+        kept: KeptOutput<impl Fn(usize, &mut Vec<u8>), impl Fn(usize, usize) -> Vec<ArrayRef>>,
         pieces: Pieces<'_>,
     ) -> Result<(), String> {
-        let mut out = self.results(count.min(WINDOW * 4));
+        if self.contract.has_signals() {
+            return self.signalled_rows(count, read, kept, pieces);
+        }
         let mut records = Records::new(&self.contract, WINDOW.min(count));
+        self.windows(count, kept, pieces, &mut |start, len, sink| {
+            records.reset(len);
+            read(&mut records, start, len);
+            self.contract.evaluate_records(&records, &self.context, sink)
+        })
+    }
+
+    /// [`Job::rows`] for a contract with windows or scores: the chunk's
+    /// records enter the windows in the chunk's turn (after every chunk
+    /// before it, [`Turn`]), then are scored once per model and evaluated
+    /// a window at a time, in parallel with other chunks.
+    fn signalled_rows<'r>(
+        &self,
+        count: usize,
+        read: impl Fn(&mut Records<'r>, usize, usize),
+        kept: KeptOutput<impl Fn(usize, &mut Vec<u8>), impl Fn(usize, usize) -> Vec<ArrayRef>>,
+        pieces: Pieces<'_>,
+    ) -> Result<(), String> {
+        let mut records = Records::new(&self.contract, count);
+        read(&mut records, 0, count);
+        let windows = || self.contract.chunk_windows(&records, &self.context);
+        let mut signals = match pieces.turn {
+            Some(turn) => turn.run(windows),
+            None => windows(),
+        };
+        self.contract.chunk_scores(&records, &self.context, &mut signals);
+        self.windows(count, kept, pieces, &mut |start, len, sink| {
+            self.contract.evaluate_signalled(&records, start..start + len, &self.context, &signals, sink)
+        })
+    }
+
+    /// Evaluates `count` records a window at a time (`evaluate(start,
+    /// len, sink)` gives the results of records `start .. start + len`),
+    /// handing them on in pieces. A window is at most [`WINDOW`] records,
+    /// fewer when their results are large (a window's results are at
+    /// most half a piece).
+    fn windows<'s>(
+        &'s self,
+        count: usize,
+        kept: KeptOutput<impl Fn(usize, &mut Vec<u8>), impl Fn(usize, usize) -> Vec<ArrayRef>>,
+        pieces: Pieces<'_>,
+        evaluate: &mut dyn FnMut(usize, usize, &mut dyn RowSink<'s>) -> usize,
+    ) -> Result<(), String> {
+        let mut out = self.results(count.min(WINDOW * 4));
         let (mut piece_start, mut failed, mut start) = (0, 0, 0);
         let mut window = self.window.load(Ordering::Relaxed);
         loop {
             let len = window.min(count - start);
-            records.reset(len);
-            read(&mut records, start, len);
             let before = out.bytes();
             let sink: &mut dyn RowSink<'_> = match &mut out {
                 Rows::Ndjson(out) => {
-                    let kept = |row: usize, pairs: &mut Vec<u8>| kept_pairs(start + row, pairs);
-                    out.window(len, (!self.keep.is_empty()).then_some(&kept as KeptFields<'_>));
+                    let pairs = |row: usize, pairs: &mut Vec<u8>| (kept.pairs)(start + row, pairs);
+                    out.window(len, (!self.keep.is_empty()).then_some(&pairs as KeptFields<'_>));
                     out
                 }
                 Rows::Arrow(out) => out,
             };
-            failed += self.contract.evaluate_records(&records, &self.context, sink);
+            failed += evaluate(start, len, sink);
             start += len;
             window = next_window(len, out.bytes() - before, pieces.bytes);
             self.window.store(window, Ordering::Relaxed);
@@ -297,7 +346,7 @@ impl Job {
                 let output = match piece {
                     Rows::Ndjson(out) => Output::Lines(out.out),
                     Rows::Arrow(out) => Output::Batch(
-                        out.finish(&self.schema, kept_columns(piece_start, start - piece_start))?,
+                        out.finish(&self.schema, (kept.columns)(piece_start, start - piece_start))?,
                     ),
                 };
                 (pieces.emit)(Evaluated { output, records: start - piece_start, failed })?;
@@ -318,10 +367,21 @@ impl Job {
     }
 }
 
-/// Where a chunk's results go, and how large a piece is.
+/// Where a chunk's results go, how large a piece is, and the chunk's
+/// turn to enter its records into the contract's windows (`None`: the
+/// caller gives chunks one at a time, in order).
 struct Pieces<'e> {
     bytes: usize,
     emit: &'e mut dyn FnMut(Evaluated) -> Result<(), String>,
+    turn: Option<Turn<'e>>,
+}
+
+/// The kept fields of a chunk's rows: `pairs(row, out)` writes row
+/// `row`'s as JSON pairs, `columns(start, len)` gives rows `start ..
+/// start + len`'s as Arrow columns.
+struct KeptOutput<P, C> {
+    pairs: P,
+    columns: C,
 }
 
 /// The next window's length after one of `len` records whose results
@@ -494,7 +554,7 @@ mod tests {
             let job = job(output);
             let whole = rows(job.evaluate(&chunk).expect("results").output);
             let mut pieces = Vec::new();
-            job.evaluate_in_pieces(&chunk, 4096, &mut |piece| {
+            job.evaluate_in_pieces(&chunk, 4096, None, &mut |piece| {
                 pieces.push(piece);
                 Ok(())
             })

@@ -13,8 +13,8 @@ use arrow_array::Array;
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
     Decimal128Type, Decimal256Type, DecimalType, DurationMicrosecondType, DurationMillisecondType,
-    DurationNanosecondType, DurationSecondType, Float32Type, Float64Type, Int8Type, Int16Type, Int32Type,
-    Int64Type, TimestampMicrosecondType, TimestampMillisecondType, TimestampNanosecondType,
+    DurationNanosecondType, DurationSecondType, Float16Type, Float32Type, Float64Type, Int8Type, Int16Type,
+    Int32Type, Int64Type, TimestampMicrosecondType, TimestampMillisecondType, TimestampNanosecondType,
     TimestampSecondType, UInt8Type, UInt16Type, UInt32Type, UInt64Type,
 };
 use arrow_schema::{DataType, TimeUnit};
@@ -95,6 +95,7 @@ pub fn write_value(array: &dyn Array, row: usize, out: &mut Vec<u8>) {
         DataType::UInt16 => number(out, array.as_primitive::<UInt16Type>().value(row)),
         DataType::UInt32 => number(out, array.as_primitive::<UInt32Type>().value(row)),
         DataType::UInt64 => number(out, array.as_primitive::<UInt64Type>().value(row)),
+        DataType::Float16 => float(out, array.as_primitive::<Float16Type>().value(row).to_f64()),
         DataType::Float32 => float(out, f64::from(array.as_primitive::<Float32Type>().value(row))),
         DataType::Float64 => float(out, array.as_primitive::<Float64Type>().value(row)),
         DataType::Utf8 => text(out, array.as_string::<i32>().value(row)),

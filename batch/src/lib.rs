@@ -10,7 +10,8 @@
 //!   error of an invalid row and for kept columns;
 //! - [`job`]: one contract's evaluation of a chunk into its results;
 //! - [`output`]: NDJSON lines or Arrow columns, and the writer;
-//! - [`pipeline`]: the reader, the workers and the ordered writer.
+//! - [`pipeline`]: the reader, the workers and the ordered writer;
+//!   [`turns`]: chunks entering a contract's windows in input order.
 //!
 //! The CLI (`rulec eval --input`), the server and the benches use it; it
 //! knows nothing of either (it depends on `runtime`, never on `cli` or
@@ -25,6 +26,7 @@ pub mod output;
 pub mod pipeline;
 pub mod progress;
 pub mod source;
+pub mod turns;
 
 pub use format::{InputFormat, OutputFormat};
 pub use job::{Job, Settings};

@@ -8,6 +8,11 @@
 //! chunk's channel is full. So at most a few chunks and a few pieces of
 //! results per chunk are in flight, and memory stays flat whatever the
 //! size of the input and of its results.
+//!
+//! A contract with windows sees its records in input order although
+//! chunks are evaluated in parallel: each chunk enters its records into
+//! the windows in its turn ([`crate::turns`]), after every chunk before
+//! it, and evaluates its rules on whatever worker it is on.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
@@ -17,6 +22,7 @@ use crate::job::{Evaluated, Job};
 use crate::output::Writer;
 use crate::progress::Progress;
 use crate::source::{Chunk, Source};
+use crate::turns::{Turn, Turns};
 
 /// What a run did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -36,18 +42,16 @@ pub fn run(
     threads: usize,
     progress: &Progress,
 ) -> Result<Summary, String> {
-    // A record's window values depend on every record before it: until
-    // the window pass runs ahead of the workers, a contract with windows
-    // is evaluated by one worker, in input order.
-    let threads = if job.contract().window_state().is_some() { 1 } else { threads.max(1) };
+    let threads = threads.max(1);
     let (chunks, queue) = sync_channel::<Work>(threads * 2);
     let (turns, order) = sync_channel::<Receiver<Piece>>(threads * 4);
     let queue = Arc::new(Mutex::new(queue));
     let stop = AtomicBool::new(false);
+    let windows = Turns::default();
     std::thread::scope(|scope| {
         for _ in 0..threads {
-            let queue = queue.clone();
-            scope.spawn(move || work(job, &queue));
+            let (queue, windows) = (queue.clone(), &windows);
+            scope.spawn(move || work(job, &queue, windows));
         }
         let written = scope.spawn(|| write(order, writer, progress, &stop));
         let read = read(source, &chunks, &turns, &stop);
@@ -65,8 +69,9 @@ pub const PIECE_BYTES: usize = 1 << 20;
 /// Pieces of one chunk's results the worker may be ahead of the writer.
 const PIECES_AHEAD: usize = 4;
 
-/// A chunk to evaluate, and where its results go.
-type Work = (Chunk, SyncSender<Piece>);
+/// A chunk to evaluate, its number in input order, and where its results
+/// go.
+type Work = (Chunk, u64, SyncSender<Piece>);
 
 /// A piece of a chunk's results (or the error that stopped it).
 type Piece = Result<Evaluated, String>;
@@ -79,29 +84,37 @@ fn read(
     turns: &SyncSender<Receiver<Piece>>,
     stop: &AtomicBool,
 ) -> Result<(), String> {
-    while !stop.load(Ordering::Relaxed) {
+    for number in 0.. {
+        if stop.load(Ordering::Relaxed) {
+            break;
+        }
         let Some(chunk) = source.next_chunk()? else { break };
         let (results, turn) = sync_channel(PIECES_AHEAD);
-        if turns.send(turn).is_err() || chunks.send((chunk, results)).is_err() {
+        if turns.send(turn).is_err() || chunks.send((chunk, number, results)).is_err() {
             break;
         }
     }
     Ok(())
 }
 
-/// A worker: evaluates chunks until the queue closes.
-fn work(job: &Job, queue: &Mutex<Receiver<Work>>) {
+/// A worker: evaluates chunks until the queue closes. A chunk enters its
+/// records into the contract's windows in its turn among `windows`, and
+/// gives up its turn however it ends, so a failed chunk holds up none
+/// after it.
+fn work(job: &Job, queue: &Mutex<Receiver<Work>>, windows: &Turns) {
     loop {
         let next = match queue.lock() {
             Ok(queue) => queue.recv(),
             Err(_) => return,
         };
-        let Ok((chunk, results)) = next else { return };
+        let Ok((chunk, number, results)) = next else { return };
         let mut send = |piece: Evaluated| results.send(Ok(piece)).map_err(|_| String::from("stopped"));
+        let turn = Turn { turns: windows, chunk: number };
         let evaluated = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            job.evaluate_in_pieces(&chunk, PIECE_BYTES, &mut send)
+            job.evaluate_in_pieces(&chunk, PIECE_BYTES, Some(turn), &mut send)
         }))
         .unwrap_or_else(|_| Err("internal: evaluating a chunk panicked".into()));
+        windows.finish(number);
         if let Err(message) = evaluated {
             // Nobody reads the results of a stopped run.
             let _ = results.send(Err(message));

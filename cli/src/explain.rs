@@ -64,4 +64,7 @@ fn describe(contract: &ir::Contract, trace: &RuleTrace, out: &mut String) {
     for (name, value) in &trace.lets {
         let _ = writeln!(out, "    let {name} = {value}");
     }
+    for (text, value) in &trace.signals {
+        let _ = writeln!(out, "    signal {text} = {value}");
+    }
 }

@@ -1,29 +1,62 @@
 //! Batch over a contract with windows, as a process: `rulec eval --input`
 //! on two threads gives, byte for byte, what `rulec eval` gives for the
-//! same records sent one at a time as a stream, in order; the input spans
-//! several chunks, so a chunk evaluated before the one ahead of it would
-//! show as late records.
+//! same records sent one at a time as a stream, in order. The input spans
+//! many chunks, evaluated in parallel, so a chunk entering the windows
+//! before the one ahead of it would show as late records or wrong counts;
+//! the contract's two windows have different keys (an account, a
+//! country), so no routing of records by one key could keep both in
+//! order; and a model scores the window values.
 
 mod support;
 
 use std::io::Write as _;
 use std::process::Stdio;
 
-const CONTRACT: &str = "contract: velocity\nversion: 1.0.0\non_error: skip\n\
-input:\n  at: timestamp\n  account: string\n  amount: decimal\n\
-windows:\n  recent:\n    key: account\n    time: at\n    span: 1m\n    aggregates:\n      \
-transfers: count()\n      total: sum(amount)\n\
-rules:\n  - id: counted\n    when: windows.recent.transfers >= 1\n    \
-finding: { code: COUNTED, severity: info, message: \"{windows.recent.transfers} for {windows.recent.total}\" }\n";
+const CONTRACT: &str = r#"
+contract: velocity
+version: 1.0.0
+on_error: skip
+input:
+  at: timestamp
+  account: string
+  country: string
+  amount: decimal
+models:
+  risk: { onnx: risk.onnx, features: 2, output: probability }
+windows:
+  recent:
+    key: account
+    time: at
+    span: 1m
+    aggregates:
+      transfers: count()
+      total: sum(amount)
+  inbound:
+    key: country
+    time: at
+    span: 10s
+    grace: 0s
+    aggregates:
+      senders: distinct(account)
+rules:
+  - id: counted
+    when: windows.recent.transfers >= 1
+    finding:
+      code: COUNTED
+      severity: info
+      message: "{windows.recent.transfers} for {windows.recent.total}, {windows.inbound.senders} into {country}, risk {score(risk, [windows.recent.transfers, windows.inbound.senders])}"
+"#;
 
-/// 30,000 records of two accounts, a second apart: over 1 MiB.
+/// 30,000 records of three accounts and two countries, a second apart:
+/// over 1 MiB.
 fn records() -> Vec<String> {
     (0..30_000)
         .map(|i| {
             let (hour, minute, second) = (10 + i / 3600, i / 60 % 60, i % 60);
-            let account = if i % 3 == 0 { "A" } else { "B" };
+            let account = ["A", "B", "C"][i % 3];
+            let country = if i % 5 < 2 { "DE" } else { "FR" };
             format!(
-                r#"{{"at":"2026-01-01T{hour:02}:{minute:02}:{second:02}Z","account":"{account}","amount":"{}.5"}}"#,
+                r#"{{"at":"2026-01-01T{hour:02}:{minute:02}:{second:02}Z","account":"{account}","country":"{country}","amount":"{}.5"}}"#,
                 i % 7
             )
         })
@@ -35,6 +68,8 @@ fn a_batch_gives_the_results_of_its_records_one_at_a_time_in_order() {
     let dir = tempfile::tempdir().expect("a folder");
     let contract = dir.path().join("velocity.yaml");
     std::fs::write(&contract, CONTRACT).expect("written");
+    let model = models::testing::logistic(&[0.01, 0.5], -1.0);
+    std::fs::write(dir.path().join("risk.onnx"), model).expect("written");
     let records = records();
     let input = dir.path().join("records.ndjson");
     std::fs::write(&input, records.join("\n")).expect("written");

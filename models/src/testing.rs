@@ -626,7 +626,7 @@ pub fn committed() -> Vec<(&'static str, Vec<u8>)> {
         ("conformance/cases/models_score/models/risk.onnx", logistic(&[0.5, -0.25, 1.0], -1.0)),
         // 2 a + 0.5 b + 10, in f64
         ("conformance/cases/models_score/models/limit.onnx", linear(Float::F64, &[2.0, 0.5], 10.0)),
-        // sigmoid(0.0002 amount + 0.8 countries - 0.02 age_days + 1.5 new_device - 4)
-        ("examples/contracts/models/fraud.onnx", logistic(&[0.0002, 0.8, -0.02, 1.5], -4.0)),
+        // sigmoid(0.0004 amount_eur + 0.5 transfers + 0.8 countries + 3 emulator_similarity - 8)
+        ("examples/contracts/models/fraud.onnx", logistic(&[0.0004, 0.5, 0.8, 3.0], -8.0)),
     ]
 }

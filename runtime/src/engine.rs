@@ -383,6 +383,8 @@ pub struct Contract {
 #[derive(Debug, Default)]
 pub struct ChunkSignals {
     rows: Vec<Result<Signals, OutOfTime>>,
+    /// Each row's time budget, shared by its windows and its scores.
+    budgets: Vec<Budget>,
 }
 
 /// A request validated for one contract.
@@ -588,7 +590,7 @@ impl Contract {
     ) -> usize {
         if self.has_signals() {
             let signals = self.chunk_signals(records, context);
-            return self.evaluate_signalled(records, context, &signals, sink);
+            return self.evaluate_signalled(records, 0..records.len(), context, &signals, sink);
         }
         let mut failed = 0;
         if records.is_for(self)
@@ -643,69 +645,81 @@ impl Contract {
         !self.program.windows.is_empty() || !self.program.scores.is_empty()
     }
 
-    /// The signals of `records`' valid records, in input order: each
-    /// entered into the contract's windows, then every score site run
-    /// once over all of them. Records must be given to this in the order
-    /// they are to be seen; their rules may then run in any order, on any
-    /// thread ([`Contract::evaluate_signalled`]).
+    /// The signals of `records`' valid records: each entered into the
+    /// contract's windows in input order, then every score site run once
+    /// over all of them ([`Contract::chunk_windows`], then
+    /// [`Contract::chunk_scores`]). Records must be given to this in the
+    /// order they are to be seen; their rules may then run in any order,
+    /// on any thread ([`Contract::evaluate_signalled`]).
     pub fn chunk_signals(&self, records: &Records<'_>, context: &Context) -> ChunkSignals {
-        let state = self.window_state();
-        let valid: Vec<usize> = if records.is_for(self) {
-            (0..records.len()).filter(|&row| records.problem(row).is_none()).collect()
-        } else {
-            Vec::new()
-        };
-        let budgets: Vec<Budget> = valid.iter().map(|_| Budget::new(context.limit)).collect();
-        let mut out_of_time = Vec::new();
-        let mut signals: Vec<Signals> = valid
-            .iter()
+        let mut signals = self.chunk_windows(records, context);
+        self.chunk_scores(records, context, &mut signals);
+        signals
+    }
+
+    /// The part of [`Contract::chunk_signals`] that must follow the
+    /// records before: `records`' valid records entered into the
+    /// contract's windows, in input order, and their window values.
+    pub fn chunk_windows(&self, records: &Records<'_>, context: &Context) -> ChunkSignals {
+        let budgets: Vec<Budget> = (0..records.len()).map(|_| Budget::new(context.limit)).collect();
+        let state = self.window_state().filter(|_| records.is_for(self));
+        let rows = (0..records.len())
             .zip(&budgets)
-            .map(|(&row, budget)| match state {
-                Some(state) => crate::signals::observe(
+            .map(|(row, budget)| match state {
+                Some(state) if records.problem(row).is_none() => crate::signals::observe(
                     &self.program,
                     &self.hosts,
                     context,
                     records.record(row),
                     budget,
                     state,
-                )
-                .unwrap_or_else(|out| {
-                    out_of_time.push((row, out));
-                    Signals::default()
-                }),
-                None => Signals::default(),
+                ),
+                _ => Ok(Signals::default()),
             })
             .collect();
-        let inputs: Vec<RecordRef<'_>> = valid.iter().map(|&row| records.record(row)).collect();
-        crate::signals::score(&self.program, &self.hosts, context, &inputs, &budgets, &mut signals);
-        let mut rows: Vec<Result<Signals, OutOfTime>> =
-            (0..records.len()).map(|_| Ok(Signals::default())).collect();
-        for (row, signal) in valid.into_iter().zip(signals) {
-            rows[row] = Ok(signal);
-        }
-        for (row, out) in out_of_time {
-            rows[row] = Err(out);
-        }
-        ChunkSignals { rows }
+        ChunkSignals { rows, budgets }
     }
 
-    /// Evaluates every record of `records`, whose signals are `signals`
-    /// ([`Contract::chunk_signals`] of the same records), as
-    /// [`Contract::evaluate_records`] does.
+    /// The part of [`Contract::chunk_signals`] that may run in any order:
+    /// every score site of the contract run once over the valid records
+    /// of `records` whose window values are in `signals`.
+    pub fn chunk_scores(&self, records: &Records<'_>, context: &Context, signals: &mut ChunkSignals) {
+        if self.program.scores.is_empty() || !records.is_for(self) {
+            return;
+        }
+        let mut inputs = Vec::new();
+        let mut budgets = Vec::new();
+        let mut scored = Vec::new();
+        for (row, (signal, budget)) in signals.rows.iter_mut().zip(&signals.budgets).enumerate() {
+            if let (Ok(signal), None) = (signal, records.problem(row)) {
+                inputs.push(records.record(row));
+                budgets.push(budget);
+                scored.push(signal);
+            }
+        }
+        crate::signals::score(&self.program, &self.hosts, context, &inputs, &budgets, &mut scored);
+    }
+
+    /// Evaluates the records `rows` of `records`, whose signals are
+    /// `signals` ([`Contract::chunk_signals`] of the same records), as
+    /// [`Contract::evaluate_records`] does, giving `sink` one result per
+    /// row of `rows`, in order.
     pub fn evaluate_signalled<'c>(
         &'c self,
         records: &Records<'_>,
+        rows: std::ops::Range<usize>,
         context: &Context,
         signals: &ChunkSignals,
         sink: &mut dyn RowSink<'c>,
     ) -> usize {
+        let rows = rows.start.min(records.len())..rows.end.min(records.len());
         if !records.is_for(self) {
             let wrong = EvaluateError::WrongContract { expected: self.name().to_string() };
-            (0..records.len()).for_each(|_| sink.failed(&wrong));
-            return records.len();
+            rows.clone().for_each(|_| sink.failed(&wrong));
+            return rows.len();
         }
         let mut failed = 0;
-        for row in 0..records.len() {
+        for row in rows {
             if let Some(problem) = records.problem(row) {
                 sink.invalid(problem);
                 failed += 1;
@@ -715,6 +729,8 @@ impl Contract {
             // window and score as not computed.
             let evaluated = match signals.rows.get(row).unwrap_or(&Ok(Signals::EMPTY)) {
                 Ok(signals) => {
+                    // A fresh budget: the time a record waited for its
+                    // chunk's other records does not count against it.
                     let budget = Budget::new(context.limit);
                     self.evaluate_with(context, records.record(row), signals, &budget, sink)
                 }
@@ -833,8 +849,8 @@ impl Contract {
             &self.hosts,
             context,
             std::slice::from_ref(&input),
-            std::slice::from_ref(budget),
-            std::slice::from_mut(&mut signals),
+            &[budget],
+            &mut [&mut signals],
         );
         Ok(signals)
     }

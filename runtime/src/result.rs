@@ -254,6 +254,9 @@ pub struct RuleTrace {
     pub conditions: Vec<(String, String)>,
     /// The lets the rule reads, with their values.
     pub lets: Vec<(String, String)>,
+    /// The window aggregates and scores the rule and those lets read,
+    /// with their values.
+    pub signals: Vec<(String, String)>,
 }
 
 /// An effect value's type, kept with the effect to convert it.

@@ -389,8 +389,8 @@ pub fn score(
     hosts: &[HostFn],
     context: &Context,
     inputs: &[RecordRef<'_>],
-    budgets: &[Budget],
-    signals: &mut [Signals],
+    budgets: &[&Budget],
+    signals: &mut [&mut Signals],
 ) {
     if program.scores.is_empty() {
         return;

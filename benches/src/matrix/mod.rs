@@ -7,6 +7,7 @@
 //! reference contract.
 //!
 //! - [`shapes`]: the contracts, the shapes and their records;
+//!   [`signals`]: the contracts and records of the signals rows;
 //! - [`writers`]: input files in each format ([`arrow`]: record batches,
 //!   as Arrow IPC and Parquet, [`avro`]: Avro, [`protobuf`]: Protobuf);
 //! - [`child`]: a measured child process;
@@ -28,6 +29,7 @@ pub mod http;
 pub mod protobuf;
 pub mod report;
 pub mod shapes;
+pub mod signals;
 pub mod writers;
 
 use std::path::{Path, PathBuf};
@@ -401,11 +403,21 @@ fn contract_files(group: &Group<'_>, work: &Path) -> Result<Vec<(ContractChoice,
         .iter()
         .map(|&contract| {
             let source = contract.source(group.shape);
-            let bundle = frontend::compile(&source).map_err(|d| {
-                format!("internal: contract {} does not compile: {}", contract.name(), d.render(false))
+            let write = |path: &Path, bytes: &[u8]| {
+                std::fs::write(path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))
+            };
+            if contract.family() == Family::Signals {
+                for (name, bytes) in signals::model_files() {
+                    write(&work.join(name), &bytes)?;
+                }
+            }
+            let name = contract_file_name(contract, group.shape);
+            let compiled = frontend::compile_in(work, &name, &source);
+            let bundle = compiled.bundle.ok_or_else(|| {
+                let why = compiled.diagnostics.render(false);
+                format!("internal: contract {} does not compile: {why}", contract.name())
             })?;
-            let path = work.join(contract_file_name(contract, group.shape));
-            std::fs::write(&path, source).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+            write(&work.join(&name), source.as_bytes())?;
             Ok((contract, bundle))
         })
         .collect()

@@ -1,6 +1,6 @@
-//! What the batch matrix evaluates: the contracts (the reference contract
-//! and generated ones of several sizes), the record shapes, and the
-//! records of each contract in each shape.
+//! What the batch matrix evaluates: the contracts (the reference contract,
+//! generated ones of several sizes and the signals ones), the record
+//! shapes, and the records of each contract in each shape.
 //!
 //! A generated contract's input follows the shape ([`Layout`]): flat
 //! records for the flat shape, nested ones otherwise, with 200 more
@@ -11,6 +11,7 @@
 
 use serde_json::{Value, json};
 
+use super::signals::Signal;
 use crate::generate::{self, Layout, Rng};
 use crate::targets::TRANSFER_CONTRACT;
 
@@ -54,15 +55,21 @@ pub enum ContractChoice {
     Reference,
     /// A generated contract with this many rules.
     Generated(usize),
+    /// A signals contract ([`super::signals`]).
+    Signals(Signal),
 }
 
 /// The contracts of a default run, in report order.
-pub const CONTRACTS: [ContractChoice; 5] = [
+pub const CONTRACTS: [ContractChoice; 9] = [
     ContractChoice::Reference,
     ContractChoice::Generated(6),
     ContractChoice::Generated(24),
     ContractChoice::Generated(96),
     ContractChoice::Generated(504),
+    ContractChoice::Signals(Signal::Windowless),
+    ContractChoice::Signals(Signal::Windows),
+    ContractChoice::Signals(Signal::Model),
+    ContractChoice::Signals(Signal::Vectors),
 ];
 
 /// The contract the 10M-record tier runs (`--full`).
@@ -74,6 +81,7 @@ pub const FULL_TIER: ContractChoice = ContractChoice::Generated(6);
 pub enum Family {
     Reference,
     Generated,
+    Signals,
 }
 
 impl Family {
@@ -81,6 +89,7 @@ impl Family {
         match self {
             Family::Reference => "reference",
             Family::Generated => "generated",
+            Family::Signals => "signals",
         }
     }
 
@@ -91,6 +100,7 @@ impl Family {
         match self {
             Family::Reference => "batch",
             Family::Generated => "app",
+            Family::Signals => super::signals::CHANNEL,
         }
     }
 
@@ -98,6 +108,8 @@ impl Family {
     pub fn unfit(self, shape: Shape) -> Option<&'static str> {
         (self == Family::Reference && shape == Shape::Flat)
             .then_some("the reference contract's input is nested: no flat record fits it")
+            .or((self == Family::Signals && shape != Shape::Flat)
+                .then_some("the signals contracts read flat transfers only"))
     }
 
     /// Record number `seed` of this family in `shape`.
@@ -108,6 +120,7 @@ impl Family {
             (Family::Generated, Shape::ArrayHeavy) => generate::record(seed, Layout::Nested, 32),
             (Family::Generated, Shape::Wide) => generate::record(seed, Layout::Wide, 1),
             (Family::Reference, shape) => transfer(seed, shape),
+            (Family::Signals, _) => super::signals::record(seed),
         }
     }
 }
@@ -118,6 +131,7 @@ impl ContractChoice {
         match self {
             ContractChoice::Reference => "reference".into(),
             ContractChoice::Generated(rules) => rules.to_string(),
+            ContractChoice::Signals(signal) => signal.name().into(),
         }
     }
 
@@ -125,10 +139,13 @@ impl ContractChoice {
         if name == "reference" {
             return Ok(ContractChoice::Reference);
         }
+        if let Some(signal) = Signal::parse(name) {
+            return Ok(ContractChoice::Signals(signal));
+        }
         match name.parse::<usize>() {
             Ok(rules) if rules > 0 => Ok(ContractChoice::Generated(rules)),
             _ => Err(format!(
-                "unknown contract `{name}` (contracts: reference, or a number of generated rules)"
+                "unknown contract `{name}` (contracts: reference, windowless, windows, model, vectors, or a number of generated rules)"
             )),
         }
     }
@@ -137,6 +154,7 @@ impl ContractChoice {
         match self {
             ContractChoice::Reference => Family::Reference,
             ContractChoice::Generated(_) => Family::Generated,
+            ContractChoice::Signals(_) => Family::Signals,
         }
     }
 
@@ -145,6 +163,7 @@ impl ContractChoice {
         match self {
             ContractChoice::Reference => TRANSFER_CONTRACT.to_string(),
             ContractChoice::Generated(rules) => generate::contract_with(rules, layout(shape)),
+            ContractChoice::Signals(signal) => signal.source(),
         }
     }
 }

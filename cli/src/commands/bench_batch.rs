@@ -13,7 +13,7 @@ pub struct BatchArgs {
     /// Batch: comma-separated input formats (default: every format the batch crate reads).
     #[arg(long, value_delimiter = ',', requires = "batch")]
     formats: Vec<String>,
-    /// Batch: comma-separated contracts, `reference` or a number of generated rules (default: reference,6,24,96,504).
+    /// Batch: comma-separated contracts: `reference`, a number of generated rules, or a signals contract (`windowless`, `windows`, `model`, `vectors`) (default: all of reference,6,24,96,504 and the four signals ones).
     #[arg(long, value_delimiter = ',', requires = "batch")]
     contracts: Vec<String>,
     /// Batch: comma-separated record shapes (default: flat,nested,array-heavy,wide).

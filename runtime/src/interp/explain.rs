@@ -1,6 +1,7 @@
 //! `--explain`: the evaluation, then per rule whether it applied and
-//! fired, the value of each operand of its top-level `&&`/`||` chain and
-//! of the lets its condition reads.
+//! fired, the value of each operand of its top-level `&&`/`||` chain, of
+//! the lets its condition reads, and of the window aggregates and scores
+//! it and those lets read.
 
 use ir::RuleId;
 
@@ -62,8 +63,45 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
             };
             lets.push((self.p.contract.lets[l as usize].name.clone(), value));
         }
-        RuleTrace { rule: id, applied, fired, conditions, lets }
+        let mut signals = Vec::new();
+        if fired.is_some() {
+            let roots = std::iter::once(rule.when).chain(
+                lets_read(&self.p.contract, rule.when)
+                    .into_iter()
+                    .map(|l| self.p.contract.lets[l as usize].value),
+            );
+            for signal in signals_read(&self.p.contract, roots) {
+                let text = ir::print::expr(&self.p.contract, signal);
+                let value = match self.eval(signal.0) {
+                    Ok(v) => self.show(self.p.contract.expr(signal).ty, &v),
+                    Err(f) => format!("error: {}", f.into_error()),
+                };
+                signals.push((text, value));
+            }
+        }
+        RuleTrace { rule: id, applied, fired, conditions, lets, signals }
     }
+}
+
+/// The window aggregates and scores the expressions `roots` read
+/// directly, in first-use order, each once.
+fn signals_read(c: &ir::Contract, roots: impl Iterator<Item = ir::ExprId>) -> Vec<ir::ExprId> {
+    let mut out: Vec<ir::ExprId> = Vec::new();
+    for root in roots {
+        let mut stack = vec![root];
+        while let Some(id) = stack.pop() {
+            let kind = &c.expr(id).kind;
+            if matches!(kind, ir::ExprKind::Window { .. } | ir::ExprKind::Score { .. })
+                && !out.iter().any(|seen| c.expr(*seen).kind == *kind)
+            {
+                out.push(id);
+            }
+            let mut children = kind.children();
+            children.reverse();
+            stack.extend(children);
+        }
+    }
+    out
 }
 
 /// The operands of top-level `&&` and `||` chains under `root`.
