@@ -1,6 +1,7 @@
-//! The conformance cases with windows, through `rulec` as processes,
-//! where window state lives from one request to the next. For every case
-//! whose contract declares windows, its requests in order give the same
+//! The conformance cases with signals, through `rulec` as processes,
+//! where window state lives from one request to the next and a batch
+//! scores its models once per chunk. For every case whose contract
+//! declares windows or models, its requests in order give the same
 //! result lines sent as one stream to `rulec eval`, as bare records to
 //! `rulec eval --input` (batch, on two threads), and one at a time over
 //! one keep-alive HTTP connection to `rulec serve`. And `rulec serve
@@ -19,19 +20,21 @@ use std::time::Duration;
 
 use support::{TOKEN, root, rulec};
 
-/// The conformance cases whose contract declares windows, sorted.
-fn windowed_cases() -> Vec<PathBuf> {
+/// The conformance cases whose contract declares windows or models,
+/// sorted.
+fn signals_cases() -> Vec<PathBuf> {
     let entries = std::fs::read_dir(root().join("conformance/cases")).expect("the cases");
     let mut cases: Vec<PathBuf> = entries
         .flatten()
         .map(|entry| entry.path())
         .filter(|dir| {
             std::fs::read_to_string(dir.join("contract.yaml"))
-                .is_ok_and(|source| source.lines().any(|line| line == "windows:"))
+                .is_ok_and(|source| source.lines().any(|line| line == "windows:" || line == "models:"))
         })
         .collect();
     cases.sort();
-    assert!(cases.len() >= 9, "found only {} cases with windows", cases.len());
+    assert!(cases.len() >= 10, "found only {} cases with windows or models", cases.len());
+    assert!(cases.iter().any(|case| case.join("models").is_dir()), "a case scores a model");
     cases
 }
 
@@ -88,7 +91,7 @@ fn eval_stream(target: &Path, lines: &[String]) -> Vec<String> {
 fn a_batch_of_each_cases_records_gives_its_stream_results() {
     let dir = tempfile::tempdir().expect("a folder");
     let mut compared = 0;
-    for case in windowed_cases() {
+    for case in signals_cases() {
         let lines = requests(&case);
         let contract = case.join("contract.yaml");
         let stream = eval_stream(&contract, &lines);
@@ -151,9 +154,10 @@ fn each_cases_requests_over_one_http_connection_give_what_eval_prints() {
     // and one `rulec eval` of the folder reads the same named requests.
     let dir = tempfile::tempdir().expect("a folder");
     let mut lines = Vec::new();
-    for case in windowed_cases() {
+    for case in signals_cases() {
         let name = contract_name(&case);
         std::fs::copy(case.join("contract.yaml"), dir.path().join(format!("{name}.yaml"))).expect("copied");
+        copy_models(&case.join("models"), &dir.path().join("models"));
         lines.extend(requests(&case).iter().map(|line| named(&name, line)));
     }
     let printed = eval_stream(dir.path(), &lines);
@@ -166,6 +170,18 @@ fn each_cases_requests_over_one_http_connection_give_what_eval_prints() {
         assert_eq!(status, expected_status, "{line}");
     }
     assert!(printed.iter().any(|line| line.contains("record is late")), "late records were replayed");
+}
+
+/// The model files of a case (`models/`, which its contract names
+/// relative to itself) into `to`, beside the other cases' models.
+fn copy_models(from: &Path, to: &Path) {
+    let Ok(entries) = std::fs::read_dir(from) else { return };
+    std::fs::create_dir_all(to).expect("a models folder");
+    for entry in entries.flatten() {
+        let target = to.join(entry.file_name());
+        assert!(!target.exists(), "two cases have a model {}", target.display());
+        std::fs::copy(entry.path(), target).expect("copied");
+    }
 }
 
 /// A contract counting each account's transfers over an hour.

@@ -11,14 +11,19 @@
 //! declares windows, read by its rules, lets and messages, and is evaluated
 //! over a stream of records in event-time order (several keys, some late
 //! records), each engine with window state of its own: the `windows`
-//! module generates both, and [`run`] compares the engines. Everything is
-//! driven by a seed, so a mismatch is reproduced by its seed alone.
+//! module generates both. About one in five declares models, scored by
+//! its lets, rules and messages (the `models` module, which also writes
+//! the model files), which batch evaluation scores once per chunk. [`run`]
+//! compares the engines. Everything is driven by a seed, so a mismatch is
+//! reproduced by its seed alone.
 
+mod models;
 mod run;
 mod windows;
 
 use std::fmt::Write as _;
 
+pub use models::{ModelFolder, modelled};
 pub use run::{Tally, run};
 pub use windows::{stream, windowed};
 
@@ -106,7 +111,14 @@ const TABLES: &str = "tables:
 
 /// Generates the contract for `seed`: its YAML text.
 pub fn contract(seed: u64) -> String {
-    let mut g = Gen { rng: Rng::new(seed), rules: 0, lets: Vec::new(), aggregates: Vec::new(), depth: 0 };
+    let mut g = Gen {
+        rng: Rng::new(seed),
+        rules: 0,
+        lets: Vec::new(),
+        aggregates: Vec::new(),
+        models: Vec::new(),
+        depth: 0,
+    };
     let mut out = String::new();
     let decision = if g.rng.chance(30) { "first-match" } else { "deny-overrides" };
     let default = if g.rng.chance(50) { "allow" } else { "deny" };
@@ -118,6 +130,9 @@ pub fn contract(seed: u64) -> String {
     out.push_str(SCHEMA);
     out.push_str(TABLES);
     out.push_str("effects:\n  n: { type: int, combine: sum }\n  top: { type: decimal, combine: max }\n  low: { type: float, combine: min }\n  flag: { type: bool, combine: any }\n  every: { type: bool, combine: all }\n  last: string\n  at_last: int\n");
+    if modelled(seed) {
+        g.models(&mut out);
+    }
     let count = g.rng.below(4);
     let mut lets = g.lets("v", count);
     if windowed(seed) {
@@ -153,6 +168,8 @@ struct Gen {
     /// The aggregates expressions may read, `windows.<w>.<a>`, with their
     /// types (none until the windows are declared).
     aggregates: Vec<(String, Ty)>,
+    /// The models expressions may score, with their features.
+    models: Vec<(String, usize)>,
     depth: usize,
 }
 
@@ -184,6 +201,9 @@ impl Gen {
         }
         if let Some(guard) = self.window_guard() {
             when = format!("{guard} && ({when})");
+        }
+        if let Some(guard) = self.model_guard() {
+            when = format!("{guard} || ({when})");
         }
         let _ = writeln!(out, "    when: {}", quote(&when));
         let mut outcome = false;
@@ -282,6 +302,12 @@ impl Gen {
         }
         if let Some(read) = self.window_read(ty) {
             return read;
+        }
+        if ty == Ty::Float
+            && self.depth <= 5
+            && let Some(score) = self.model_score()
+        {
+            return score;
         }
         let r = &mut self.rng;
         match ty {

@@ -1,6 +1,7 @@
 //! A bounded differential run: random contracts and requests, the same
 //! bytes from the interpreter and from native code, and for contracts with
-//! windows the same bytes from every path of window state over a stream.
+//! windows the same bytes from every path of window state over a stream;
+//! contracts with models among both.
 //! (Long runs: `cargo xtask differential --executions 1000000`, or the
 //! `differential` fuzz target.)
 
@@ -16,4 +17,5 @@ fn interpreter_and_native_code_agree() {
     assert!(tally.native > 0, "native code never ran: {tally:?}");
     assert!(tally.windowed >= 10, "too few contracts with windows: {tally:?}");
     assert!(tally.late > 0, "no record read a window it was late for: {tally:?}");
+    assert!(tally.modelled >= 10, "too few contracts with models: {tally:?}");
 }

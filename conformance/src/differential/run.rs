@@ -4,16 +4,17 @@
 //! must be the same bytes on every path ([`Tally`] counts what ran).
 //!
 //! A contract without windows is evaluated by the interpreter, by native
-//! code alone and by native code's batch entry over all its requests. A
-//! contract with windows is evaluated four times over its stream, each
-//! time with window state of its own; the runtime reads windows on the
-//! interpreter only (native code does not run a contract with windows),
-//! so these compare the paths a record's window values take, not native
-//! code, and [`Tally::windowed_native`] shows when that changes.
+//! code alone and by native code's batch entry over all its requests
+//! (which scores each model once for all of them). A contract with
+//! windows is evaluated four times over its stream, each time with window
+//! state of its own: the interpreter, the interpreter given a state,
+//! native code one record at a time, and native code's batch entry.
 
 use std::fmt::Write as _;
 
-use super::{Rng, contract, request, stream, windowed};
+use std::path::Path;
+
+use super::{ModelFolder, Rng, contract, modelled, request, stream, windowed};
 
 /// The outcome of a differential run.
 #[derive(Clone, Debug, Default)]
@@ -28,9 +29,12 @@ pub struct Tally {
     pub windowed: u64,
     /// Executions of the streams of contracts with windows.
     pub windowed_executions: u64,
-    /// Of those, the evaluations native code finished (none while the
-    /// runtime reads windows on the interpreter only).
+    /// Of those, the evaluations native code finished.
     pub windowed_native: u64,
+    /// Contracts with models.
+    pub modelled: u64,
+    /// Executions of contracts with models.
+    pub modelled_executions: u64,
     /// Stream records that read a window they were late for.
     pub late: u64,
     /// Executions whose results differed, all of them counted.
@@ -52,6 +56,8 @@ impl Tally {
         self.windowed += other.windowed;
         self.windowed_executions += other.windowed_executions;
         self.windowed_native += other.windowed_native;
+        self.modelled += other.modelled;
+        self.modelled_executions += other.modelled_executions;
         self.late += other.late;
         self.mismatched += other.mismatched;
         self.mismatches.extend(other.mismatches.iter().cloned());
@@ -80,10 +86,15 @@ impl Tally {
 /// contract with windows), on every engine.
 pub fn run(first_seed: u64, contracts: u64, requests: usize) -> Tally {
     let engines = Engines { interp: crate::engine("interp"), jit: crate::engine("jit") };
+    let folder = ModelFolder::new(first_seed).expect("the model files are written to the temporary folder");
     let mut tally = Tally::default();
     for seed in first_seed..first_seed + contracts {
-        let Some(bundle) = compile(seed, &mut tally) else { continue };
+        let Some(bundle) = compile(seed, folder.path(), &mut tally) else { continue };
         tally.contracts += 1;
+        if modelled(seed) {
+            tally.modelled += 1;
+            tally.modelled_executions += requests as u64;
+        }
         let mut rng = Rng::new(seed.wrapping_mul(31));
         if windowed(seed) {
             let lines = stream(&mut rng, requests);
@@ -97,10 +108,11 @@ pub fn run(first_seed: u64, contracts: u64, requests: usize) -> Tally {
 }
 
 /// The contract of `seed` compiled, or `None` (counted, and the first
-/// few diagnostics printed) when the compiler refused it.
-fn compile(seed: u64, tally: &mut Tally) -> Option<ir::Bundle> {
+/// few diagnostics printed) when the compiler refused it; its model files
+/// are read from `models`.
+fn compile(seed: u64, models: &Path, tally: &mut Tally) -> Option<ir::Bundle> {
     let text = contract(seed);
-    let compiled = frontend::compile_file(&format!("gen{seed}.yaml"), &text);
+    let compiled = frontend::compile_in(models, &format!("gen{seed}.yaml"), &text);
     if compiled.bundle.is_none() {
         tally.refused += 1;
         if tally.refused <= 3 {

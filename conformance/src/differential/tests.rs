@@ -1,8 +1,9 @@
-//! Tests of the generator itself: which contracts declare windows, that
-//! they compile and read their windows, and the shape of a stream (event
-//! time mostly in order, late records, several keys, invalid records).
+//! Tests of the generator itself: which contracts declare windows and
+//! models, that they compile and read their windows and score their
+//! models, and the shape of a stream (event time mostly in order, late
+//! records, several keys, invalid records).
 
-use super::{Rng, contract, stream, windowed};
+use super::{ModelFolder, Rng, contract, modelled, stream, windowed};
 
 /// The seeds these tests look at.
 const SEEDS: std::ops::Range<u64> = 0..400;
@@ -18,10 +19,11 @@ fn about_one_contract_in_five_declares_windows() {
 
 #[test]
 fn contracts_with_windows_compile_and_read_them() {
+    let folder = ModelFolder::new(u64::MAX - 1).expect("the model files");
     let mut reads = 0;
     for seed in SEEDS.filter(|s| windowed(*s)) {
         let text = contract(seed);
-        let compiled = frontend::compile_file("gen.yaml", &text);
+        let compiled = frontend::compile_in(folder.path(), "gen.yaml", &text);
         let bundle = compiled
             .bundle
             .unwrap_or_else(|| panic!("seed {seed}:\n{text}\n{}", compiled.diagnostics.render(false)));
@@ -30,6 +32,30 @@ fn contracts_with_windows_compile_and_read_them() {
     }
     let windowed = SEEDS.filter(|s| windowed(*s)).count();
     assert!(reads * 10 >= windowed * 9, "{reads} of {windowed} contracts read a window");
+}
+
+#[test]
+fn about_one_contract_in_five_declares_models_and_most_score_them() {
+    let modelled = SEEDS.filter(|s| modelled(*s)).count();
+    assert!((50..=110).contains(&modelled), "{modelled} of {} contracts with models", SEEDS.end);
+    let folder = ModelFolder::new(u64::MAX).expect("the model files");
+    let (mut scored, mut both) = (0, 0);
+    for seed in SEEDS {
+        let text = contract(seed);
+        assert_eq!(text.contains("\nmodels:\n"), super::modelled(seed), "seed {seed}");
+        if !super::modelled(seed) {
+            continue;
+        }
+        let compiled = frontend::compile_in(folder.path(), "gen.yaml", &text);
+        let bundle = compiled
+            .bundle
+            .unwrap_or_else(|| panic!("seed {seed}:\n{text}\n{}", compiled.diagnostics.render(false)));
+        assert!(!bundle.contract().models.is_empty(), "seed {seed}");
+        scored += usize::from(text.contains("score(m"));
+        both += usize::from(windowed(seed));
+    }
+    assert!(scored * 10 >= modelled * 7, "{scored} of {modelled} contracts score a model");
+    assert!(both > 0, "no contract has both windows and models");
 }
 
 /// Each line's `at`, its `s` (the commonest key) and whether its `b` is a
