@@ -3,6 +3,8 @@
 //! results, in process and over HTTP, are the same bytes. It checks the
 //! report's shape, never a speed.
 
+mod support;
+
 use std::process::Command;
 
 fn rulec(args: &[&str]) -> std::process::Output {
@@ -153,12 +155,7 @@ fn bad_batch_flags_are_usage_errors() {
 /// `CI=true` their absence fails, elsewhere the test says so and passes.
 #[test]
 fn the_duckdb_peer_gives_rulecs_results() {
-    let imports = Command::new("python3").args(["-c", "import duckdb, pyarrow"]).output();
-    if !imports.is_ok_and(|o| o.status.success()) {
-        assert!(std::env::var_os("CI").is_none(), "CI needs python3 with duckdb and pyarrow");
-        eprintln!(
-            "skipped: python3 cannot import duckdb and pyarrow (python3 -m pip install duckdb pyarrow)"
-        );
+    if !support::python_can_import("duckdb, pyarrow") {
         return;
     }
     let (stdout, report) = matrix(&[

@@ -14,7 +14,7 @@
 mod support;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 use std::time::{Duration, Instant};
 
 use support::root;
@@ -99,33 +99,21 @@ fn finish(mut child: std::process::Child, what: &str) -> Output {
 /// Whether pyarrow and fastavro (with their codecs) are there; under CI
 /// they must be.
 fn have_writers() -> bool {
-    let found = Command::new("python3")
-        .args(["-c", "import pyarrow.parquet, fastavro, cramjam, backports.zstd"])
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !found {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "python3 with pyarrow, fastavro, cramjam and backports.zstd is needed (see .ci/run)"
-        );
-        println!("python3 with pyarrow and fastavro is missing: Parquet and Avro files are not checked");
-    }
-    found
+    support::python_can_import("pyarrow.parquet, fastavro, cramjam, backports.zstd")
 }
 
 /// Writes `data`'s records as `kind` (parquet, avro, arrow) with `codec`.
 fn write_typed(data: &Data, kind: &str, codec: &str, rows: &str) -> PathBuf {
     let path = temp(&format!("{}-{codec}-{rows}.{kind}", data.schema));
-    let out = Command::new("python3")
-        .arg(WRITER)
-        .args([kind, data.schema, data.records])
-        .arg(&path)
-        .args([codec, rows])
-        .current_dir(root())
-        .output()
-        .expect("python3 runs");
-    assert!(out.status.success(), "{kind} {codec}: {}", String::from_utf8_lossy(&out.stderr));
+    let args = [
+        kind.as_ref(),
+        data.schema.as_ref(),
+        data.records.as_ref(),
+        path.as_os_str(),
+        codec.as_ref(),
+        rows.as_ref(),
+    ];
+    support::run_python(&format!("{kind} {codec}"), WRITER, args);
     path
 }
 
@@ -182,12 +170,6 @@ fn json_arrays(data: &Data) -> Vec<(&'static str, String, String)> {
     ]
 }
 
-fn check_same(what: &str, got: &Output, expected: &Output) {
-    let stderr = String::from_utf8_lossy(&got.stderr);
-    assert_eq!(got.status.code(), expected.status.code(), "{what}: {stderr}");
-    assert_eq!(String::from_utf8_lossy(&got.stdout), String::from_utf8_lossy(&expected.stdout), "{what}");
-}
-
 #[test]
 fn every_format_gives_the_ndjson_results() {
     let writers = have_writers();
@@ -198,7 +180,11 @@ fn every_format_gives_the_ndjson_results() {
         for (what, name, text) in json_arrays(data) {
             let path = temp(&name);
             std::fs::write(&path, &text).expect("write");
-            check_same(&format!("{}: {what}", data.schema), &rulec(data, &path, &[]), &expected);
+            support::assert_same_output(
+                &format!("{}: {what}", data.schema),
+                &rulec(data, &path, &[]),
+                &expected,
+            );
         }
         if !writers {
             continue;
@@ -206,7 +192,7 @@ fn every_format_gives_the_ndjson_results() {
         for (kind, codec, rows) in WRITTEN {
             let path = write_typed(data, kind, codec, rows);
             let what = format!("{}: {kind}, {codec}, {rows} rows a group", data.schema);
-            check_same(&what, &rulec(data, &path, &[]), &expected);
+            support::assert_same_output(&what, &rulec(data, &path, &[]), &expected);
         }
     }
 }
@@ -219,7 +205,11 @@ fn the_flag_names_the_format_whatever_the_name() {
     let (_, _, text) = json_arrays(data).remove(1);
     let json = temp("array.txt");
     std::fs::write(&json, text).expect("write");
-    check_same("--input-format json", &rulec(data, &json, &["--input-format", "json"]), &expected);
+    support::assert_same_output(
+        "--input-format json",
+        &rulec(data, &json, &["--input-format", "json"]),
+        &expected,
+    );
     let as_ndjson = rulec(data, &json, &[]);
     assert_ne!(as_ndjson.stdout, expected.stdout, "a .txt file is read as NDJSON");
     if !have_writers() {
@@ -229,7 +219,7 @@ fn the_flag_names_the_format_whatever_the_name() {
         let written = write_typed(data, kind, codec, "2");
         let renamed = temp(&format!("typed-{kind}.data"));
         std::fs::rename(&written, &renamed).expect("rename");
-        check_same(kind, &rulec(data, &renamed, &["--input-format", kind]), &expected);
+        support::assert_same_output(kind, &rulec(data, &renamed, &["--input-format", kind]), &expected);
     }
 }
 

@@ -55,11 +55,6 @@ fn stderr(output: &Output) -> String {
 }
 
 /// Asserts two runs answered the same, byte for byte.
-fn assert_same(what: &str, got: &Output, expected: &Output) {
-    assert_eq!(got.status.code(), expected.status.code(), "{what}: {}", stderr(got));
-    assert_eq!(String::from_utf8_lossy(&got.stdout), String::from_utf8_lossy(&expected.stdout), "{what}");
-}
-
 /// The channel and the raw input text of each request of an NDJSON file.
 fn requests(path: &Path) -> Vec<(Option<String>, String)> {
     let text = std::fs::read_to_string(path).expect("requests");
@@ -90,7 +85,7 @@ fn python_written_messages_give_the_ndjson_results() {
         let schema = fixture(schema);
         let schema = schema.to_str().expect("a UTF-8 path");
         let got = batch(ACCESS, &pb, &["--channel", "web", "--proto", schema, "--message", ACCESS_MESSAGE]);
-        assert_same(schema, &got, &expected);
+        support::assert_same_output(schema, &got, &expected);
     }
     // The format named, whatever the file's name.
     let renamed = temp("access.bin");
@@ -110,34 +105,19 @@ fn python_written_messages_give_the_ndjson_results() {
             proto.to_str().unwrap(),
         ],
     );
-    assert_same("--input-format protobuf", &got, &expected);
+    support::assert_same_output("--input-format protobuf", &got, &expected);
 }
 
 /// The committed fixtures are what `make_fixtures.py` writes with the
 /// Python `protobuf` package (pinned in `.ci/run`).
 #[test]
 fn the_fixtures_are_what_the_python_script_writes() {
-    let available = std::process::Command::new("python3")
-        .args(["-c", "import google.protobuf"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !available {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "python3 with the protobuf package is needed (pip install protobuf==7.36.2)"
-        );
-        println!("skipped: python3 with the protobuf package is not installed");
+    if !support::python_can_import("google.protobuf") {
         return;
     }
     let out = temp("fixtures");
     std::fs::create_dir_all(&out).expect("dir");
-    let run = std::process::Command::new("python3")
-        .arg(fixture("make_fixtures.py"))
-        .arg(&out)
-        .current_dir(root())
-        .output()
-        .expect("python3 runs");
-    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    support::run_python("make_fixtures.py", fixture("make_fixtures.py"), [&out]);
     for name in ["access.pb", "access.desc"] {
         let written = std::fs::read(out.join(name)).expect("written");
         assert!(
@@ -170,7 +150,7 @@ fn one_message_needs_no_name() {
     std::fs::write(&pb, encode(&descriptor, &records)).expect("write");
     let expected = batch(contract, &ndjson, &[]);
     let got = batch(contract, &pb, &["--proto", schema.to_str().unwrap()]);
-    assert_same("one message", &got, &expected);
+    support::assert_same_output("one message", &got, &expected);
     assert!(String::from_utf8_lossy(&got.stdout).contains("150 is over 100."));
 }
 
@@ -407,7 +387,7 @@ fn every_contract_gives_the_ndjson_results_from_protobuf() {
             let expected = batch(contract, &ndjson, &extra);
             extra.extend(["--proto", schema_path.to_str().unwrap(), "--message", "t.Input"]);
             let got = batch(contract, &pb, &extra);
-            assert_same(&format!("{name}, channel {channel:?}\n{schema}"), &got, &expected);
+            support::assert_same_output(&format!("{name}, channel {channel:?}\n{schema}"), &got, &expected);
             compared += inputs.len();
         }
     }

@@ -15,7 +15,7 @@
 mod support;
 
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 use support::root;
 
@@ -27,16 +27,6 @@ const WRITER: &str = "cli/tests/data/write_vectors.py";
 /// whose embedding is 4 long (a fixed-size list).
 const LAYOUTS: [(&str, bool); 5] =
     [("fixed32", true), ("fixed64", true), ("list64", false), ("large32", false), ("list16", false)];
-
-fn have_pyarrow() -> bool {
-    let found = Command::new("python3")
-        .args(["-c", "import pyarrow.parquet"])
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    assert!(found || std::env::var_os("CI").is_none(), "python3 with pyarrow is needed (see .ci/run)");
-    found
-}
 
 fn eval(input: &Path, engine: &str) -> Output {
     support::rulec()
@@ -59,16 +49,9 @@ fn records(fixed: bool) -> String {
         .collect()
 }
 
-fn check(got: &Output, expected: &Output, what: &str) {
-    let stderr = String::from_utf8_lossy(&got.stderr);
-    assert_eq!(got.status.code(), expected.status.code(), "{what}: {stderr}");
-    assert_eq!(String::from_utf8_lossy(&got.stdout), String::from_utf8_lossy(&expected.stdout), "{what}");
-}
-
 #[test]
 fn every_list_layout_reads_the_embeddings_ndjson_reads() {
-    if !have_pyarrow() {
-        println!("python3 with pyarrow is missing: the vector files are not checked");
+    if !support::python_can_import("pyarrow.parquet") {
         return;
     }
     let dir = tempfile::tempdir().expect("a folder");
@@ -77,15 +60,11 @@ fn every_list_layout_reads_the_embeddings_ndjson_reads() {
         std::fs::write(&ndjson, records(fixed)).expect("written");
         for kind in ["parquet", "arrow"] {
             let file = dir.path().join(format!("{layout}.{kind}"));
-            let written = Command::new("python3")
-                .arg(WRITER)
-                .args([kind, layout])
-                .arg(&ndjson)
-                .arg(&file)
-                .current_dir(root())
-                .output()
-                .expect("python3 runs");
-            assert!(written.status.success(), "{layout}: {}", String::from_utf8_lossy(&written.stderr));
+            support::run_python(
+                layout,
+                WRITER,
+                [kind.as_ref(), layout.as_ref(), ndjson.as_os_str(), file.as_os_str()],
+            );
             for engine in ["interp", "jit"] {
                 let expected = eval(&ndjson, engine);
                 let lines = String::from_utf8_lossy(&expected.stdout).lines().count();
@@ -95,7 +74,11 @@ fn every_list_layout_reads_the_embeddings_ndjson_reads() {
                 let results = String::from_utf8_lossy(&expected.stdout);
                 assert!(results.contains("id=1 dot=1.328125 cosine=1 l2=0 "), "{results}");
                 assert!(results.contains("id=3 dot=-1.328125 cosine=-1 "), "{results}");
-                check(&eval(&file, engine), &expected, &format!("{layout} {kind} {engine}"));
+                support::assert_same_output(
+                    &format!("{layout} {kind} {engine}"),
+                    &eval(&file, engine),
+                    &expected,
+                );
             }
         }
     }

@@ -1,13 +1,15 @@
 //! Helpers shared by the tests that run `rulec` as a process: the binary
-//! started in the workspace root, and `rulec serve` started on a loopback
-//! port, with a POST helper.
+//! started in the workspace root, two runs' outputs compared, the Python
+//! tools that write test files probed and run, and `rulec serve` started
+//! on a loopback port, with a POST helper.
 
 #![allow(dead_code)]
 
+use std::ffi::OsStr;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 use std::time::Duration;
 
 /// The token the served test servers require.
@@ -22,6 +24,37 @@ pub fn rulec() -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_rulec"));
     command.current_dir(root()).env_remove("RULEC_TOKEN").env_remove("RUST_LOG");
     command
+}
+
+/// Two runs of `rulec` exited alike and printed the same results.
+pub fn assert_same_output(what: &str, got: &Output, expected: &Output) {
+    let stderr = String::from_utf8_lossy(&got.stderr);
+    assert_eq!(got.status.code(), expected.status.code(), "{what}: {stderr}");
+    assert_eq!(String::from_utf8_lossy(&got.stdout), String::from_utf8_lossy(&expected.stdout), "{what}");
+}
+
+/// Whether `python3 -c "import {modules}"` works. Under `CI` it must
+/// (`.ci/run` installs the modules), so a missing one fails the test;
+/// elsewhere the caller skips what needs them, and this says so.
+pub fn python_can_import(modules: &str) -> bool {
+    let found = Command::new("python3")
+        .args(["-c", &format!("import {modules}")])
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(found || std::env::var_os("CI").is_none(), "python3 cannot import {modules} (see .ci/run)");
+    if !found {
+        println!("skipped: python3 cannot import {modules}");
+    }
+    found
+}
+
+/// Runs the Python script `script` with `args` in the workspace root;
+/// its failure fails the test (`what`, and the script's stderr).
+pub fn run_python<A: AsRef<OsStr>>(what: &str, script: impl AsRef<OsStr>, args: impl IntoIterator<Item = A>) {
+    let out =
+        Command::new("python3").arg(script).args(args).current_dir(root()).output().expect("python3 runs");
+    assert!(out.status.success(), "{what}: {}", String::from_utf8_lossy(&out.stderr));
 }
 
 /// A server process, the address it logged, the log up to that line,

@@ -23,10 +23,7 @@ fn contracts_with_windows_compile_and_read_them() {
     let mut reads = 0;
     for seed in SEEDS.filter(|s| windowed(*s)) {
         let text = contract(seed);
-        let compiled = frontend::compile_in(folder.path(), "gen.yaml", &text);
-        let bundle = compiled
-            .bundle
-            .unwrap_or_else(|| panic!("seed {seed}:\n{text}\n{}", compiled.diagnostics.render(false)));
+        let bundle = compiles(seed, &text, &folder);
         assert!(!bundle.contract().windows.is_empty(), "seed {seed}");
         reads += usize::from(text.contains("windows.w"));
     }
@@ -46,16 +43,20 @@ fn about_one_contract_in_five_declares_models_and_most_score_them() {
         if !super::modelled(seed) {
             continue;
         }
-        let compiled = frontend::compile_in(folder.path(), "gen.yaml", &text);
-        let bundle = compiled
-            .bundle
-            .unwrap_or_else(|| panic!("seed {seed}:\n{text}\n{}", compiled.diagnostics.render(false)));
+        let bundle = compiles(seed, &text, &folder);
         assert!(!bundle.contract().models.is_empty(), "seed {seed}");
         scored += usize::from(text.contains("score(m"));
         both += usize::from(windowed(seed));
     }
     assert!(scored * 10 >= modelled * 7, "{scored} of {modelled} contracts score a model");
     assert!(both > 0, "no contract has both windows and models");
+}
+
+/// The bundle of contract `text` (of `seed`), which must compile, its
+/// model files read from `folder`.
+fn compiles(seed: u64, text: &str, folder: &ModelFolder) -> ir::Bundle {
+    let compiled = frontend::compile_in(folder.path(), "gen.yaml", text);
+    compiled.bundle.unwrap_or_else(|| panic!("seed {seed}:\n{text}\n{}", compiled.diagnostics.render(false)))
 }
 
 /// Each line's `at`, its `s` (the commonest key) and whether its `b` is a

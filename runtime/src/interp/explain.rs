@@ -70,7 +70,7 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
                     .into_iter()
                     .map(|l| self.p.contract.lets[l as usize].value),
             );
-            for signal in signals_read(&self.p.contract, roots) {
+            for signal in signals_read(self.p, roots) {
                 let text = ir::print::expr(&self.p.contract, signal);
                 let value = match self.eval(signal.0) {
                     Ok(v) => self.show(self.p.contract.expr(signal).ty, &v),
@@ -84,16 +84,22 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
 }
 
 /// The window aggregates and scores the expressions `roots` read
-/// directly, in first-use order, each once.
-fn signals_read(c: &ir::Contract, roots: impl Iterator<Item = ir::ExprId>) -> Vec<ir::ExprId> {
+/// directly, in first-use order, each once. A score over a lambda's
+/// parameter has a value per element, not one to show: only the scores
+/// computed ahead of the rules (`Program::scores`) are listed.
+fn signals_read(p: &crate::program::Program, roots: impl Iterator<Item = ir::ExprId>) -> Vec<ir::ExprId> {
+    let c = &p.contract;
+    let shown = |id: ir::ExprId, kind: &ir::ExprKind| match kind {
+        ir::ExprKind::Window { .. } => true,
+        ir::ExprKind::Score { .. } => p.scores.iter().any(|site| site.node == id.0),
+        _ => false,
+    };
     let mut out: Vec<ir::ExprId> = Vec::new();
     for root in roots {
         let mut stack = vec![root];
         while let Some(id) = stack.pop() {
             let kind = &c.expr(id).kind;
-            if matches!(kind, ir::ExprKind::Window { .. } | ir::ExprKind::Score { .. })
-                && !out.iter().any(|seen| c.expr(*seen).kind == *kind)
-            {
+            if shown(id, kind) && !out.iter().any(|seen| c.expr(*seen).kind == *kind) {
                 out.push(id);
             }
             let mut children = kind.children();
