@@ -2,11 +2,12 @@
 //! entry point on every record of a window, so a batch pays for one call
 //! into native code, not one per record.
 //!
-//! For record `i` it points the context at the record's slots and its
-//! state area (the input's width and the state's size are constants of
-//! the contract), refills the fuel, calls the entry point and stores its
-//! status; a record whose status is already non-zero (`SKIP`, an invalid
-//! input) is passed over.
+//! For record `i` it points the context at the record's slots, its state
+//! area and, for a contract with signals, its signals (the caller points
+//! `NativeCtx::signals` at the first record's; the input's width, the
+//! state's size and the signals' are constants of the contract), refills
+//! the fuel, calls the entry point and stores its status; a record whose
+//! status is already non-zero (`SKIP`, an invalid input) is passed over.
 //!
 //! A contract with rule guards ([`crate::guards`]) first gets a vector
 //! pass: two records at a time, each guard's slot words are loaded into
@@ -64,6 +65,7 @@ pub fn build_into(
     let shape = Shape {
         row_bytes: (program.input_width() * Slot::SIZE) as i64,
         state_bytes: (plan.words.max(1) * 8) as i64,
+        signal_bytes: (program.signal_slots() * Slot::SIZE) as i64,
     };
     build(context, callee, shape, plan, module.isa().frontend_config());
 }
@@ -83,11 +85,13 @@ pub fn define(
     Ok(id)
 }
 
-/// The strides of a window: one record's input and state area, in bytes.
+/// The strides of a window: one record's input, state area and signals,
+/// in bytes.
 #[derive(Clone, Copy)]
 struct Shape {
     row_bytes: i64,
     state_bytes: i64,
+    signal_bytes: i64,
 }
 
 /// The batch entry's parameters.
@@ -98,6 +102,8 @@ struct Params {
     n: Value,
     states: Value,
     statuses: Value,
+    /// The first record's signals (a contract with signals).
+    signals: Option<Value>,
 }
 
 fn build(context: &mut Context, entry: FuncRef, shape: Shape, plan: &Plan, config: TargetFrontendConfig) {
@@ -107,7 +113,16 @@ fn build(context: &mut Context, entry: FuncRef, shape: Shape, plan: &Plan, confi
     b.append_block_params_for_function_params(start);
     b.switch_to_block(start);
     let params = b.block_params(start).to_vec();
-    let p = Params { ctx: params[0], rows: params[1], n: params[2], states: params[3], statuses: params[4] };
+    let signals = (shape.signal_bytes > 0)
+        .then(|| b.ins().load(types::I64, MemFlagsData::trusted(), params[0], NativeCtx::SIGNALS));
+    let p = Params {
+        ctx: params[0],
+        rows: params[1],
+        n: params[2],
+        states: params[3],
+        statuses: params[4],
+        signals,
+    };
     let records = b.create_block();
     b.append_block_param(records, types::I64);
     let zero = b.ins().iconst(types::I64, 0);
@@ -149,6 +164,11 @@ fn record_loop(b: &mut FunctionBuilder<'_>, p: Params, shape: Shape, entry: Func
     let state_offset = b.ins().imul_imm_s(i, shape.state_bytes);
     let state = b.ins().iadd(p.states, state_offset);
     b.ins().store(flags, state, p.ctx, NativeCtx::STATE);
+    if let Some(first) = p.signals {
+        let signals_offset = b.ins().imul_imm_s(i, shape.signal_bytes);
+        let signals = b.ins().iadd(first, signals_offset);
+        b.ins().store(flags, signals, p.ctx, NativeCtx::SIGNALS);
+    }
     let fuel = b.ins().iconst(types::I64, FUEL_STEP);
     b.ins().store(flags, fuel, p.ctx, NativeCtx::FUEL);
     let call = b.ins().call(entry, &[p.ctx]);

@@ -299,12 +299,10 @@ impl Job {
     ) -> Result<(), String> {
         let mut records = Records::new(&self.contract, count);
         read(&mut records, 0, count);
-        let windows = || self.contract.chunk_windows(&records, &self.context);
-        let mut signals = match pieces.turn {
-            Some(turn) => turn.run(windows),
-            None => windows(),
-        };
-        self.contract.chunk_scores(&records, &self.context, &mut signals);
+        let signals = self.contract.chunk_signals(&records, &self.context, |enter| match pieces.turn {
+            Some(turn) => turn.run(enter),
+            None => enter(),
+        });
         self.windows(count, kept, pieces, &mut |start, len, sink| {
             self.contract.evaluate_signalled(&records, start..start + len, &self.context, &signals, sink)
         })

@@ -24,7 +24,7 @@ use ir::{Bundle, ChannelId, ComponentId};
 
 use crate::budget::{Budget, Limit, OutOfTime};
 use crate::context::Context;
-use crate::data::RecordRef;
+use crate::data::{RecordRef, Slot};
 use crate::host::{HostFn, HostValue, Signature, matches_type};
 use crate::interp;
 use crate::model::{LoadedModel, ModelRuntime};
@@ -33,7 +33,7 @@ use crate::program::Program;
 use crate::records::Records;
 use crate::request::{Envelope, Input, InvalidInput};
 use crate::result::{Collect, Evaluation, ResultSink, RowSink, RuleTrace};
-use crate::signals::{NO_SIGNALS, Signals, WindowState};
+use crate::signals::{ChunkSignals, NO_SIGNALS, RecordSignals, Signals, WindowInputs, WindowState};
 
 /// When contracts run as native code.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
@@ -377,16 +377,6 @@ pub struct Contract {
     me: Weak<Contract>,
 }
 
-/// The signals of a chunk of records ([`Contract::chunk_signals`]): per
-/// row, its window values and scores, or the time limit it ran out of
-/// while they were computed.
-#[derive(Debug, Default)]
-pub struct ChunkSignals {
-    rows: Vec<Result<Signals, OutOfTime>>,
-    /// Each row's time budget, shared by its windows and its scores.
-    budgets: Vec<Budget>,
-}
-
 /// A request validated for one contract.
 #[derive(Debug)]
 pub struct Request<'r> {
@@ -588,55 +578,8 @@ impl Contract {
         context: &Context,
         sink: &mut dyn RowSink<'c>,
     ) -> usize {
-        if self.has_signals() {
-            let signals = self.chunk_signals(records, context);
-            return self.evaluate_signalled(records, 0..records.len(), context, &signals, sink);
-        }
-        let mut failed = 0;
-        if records.is_for(self)
-            && context.limit.is_none()
-            && let Some(native) = self.native.get()
-        {
-            let (mut ran, mut fell) = (0, 0);
-            let batched = crate::native::run_records(
-                &self.program,
-                native,
-                &self.hosts,
-                context,
-                records,
-                |row, run| match run {
-                    RecordRun::Done(state) => {
-                        ran += 1;
-                        crate::native::finish(&self.program, native, state, sink);
-                    }
-                    RecordRun::Skipped => {
-                        failed += 1;
-                        if let Some(problem) = records.problem(row) {
-                            sink.invalid(problem);
-                        }
-                    }
-                    RecordRun::Fallback => {
-                        fell += 1;
-                        failed += usize::from(!self.interpret_record(records, row, context, sink));
-                    }
-                },
-            );
-            if batched {
-                self.native_runs.fetch_add(ran, Ordering::Relaxed);
-                self.fallbacks.fetch_add(fell, Ordering::Relaxed);
-                return failed;
-            }
-        }
-        for row in 0..records.len() {
-            if let Some(problem) = records.problem(row) {
-                sink.invalid(problem);
-                failed += 1;
-            } else if let Err(e) = self.evaluate_record(records, row, context, sink) {
-                sink.failed(&e);
-                failed += 1;
-            }
-        }
-        failed
+        let signals = self.has_signals().then(|| self.chunk_signals(records, context, |enter| enter()));
+        self.evaluate_rows(records, 0..records.len(), context, signals.as_ref(), sink)
     }
 
     /// Whether evaluations read values computed ahead of the rules:
@@ -645,59 +588,33 @@ impl Contract {
         !self.program.windows.is_empty() || !self.program.scores.is_empty()
     }
 
-    /// The signals of `records`' valid records: each entered into the
-    /// contract's windows in input order, then every score site run once
-    /// over all of them ([`Contract::chunk_windows`], then
-    /// [`Contract::chunk_scores`]). Records must be given to this in the
-    /// order they are to be seen; their rules may then run in any order,
-    /// on any thread ([`Contract::evaluate_signalled`]).
-    pub fn chunk_signals(&self, records: &Records<'_>, context: &Context) -> ChunkSignals {
-        let mut signals = self.chunk_windows(records, context);
-        self.chunk_scores(records, context, &mut signals);
-        signals
-    }
-
-    /// The part of [`Contract::chunk_signals`] that must follow the
-    /// records before: `records`' valid records entered into the
-    /// contract's windows, in input order, and their window values.
-    pub fn chunk_windows(&self, records: &Records<'_>, context: &Context) -> ChunkSignals {
+    /// The signals of `records`' valid records (`crate::signals::chunk`):
+    /// each record's window inputs computed, then the records entered into
+    /// the contract's windows one after the other inside `ordered` (which
+    /// runs what it is given once, when the records before these have
+    /// entered: the rest may run in any order, on any thread), then every
+    /// score site run once over all of them. Their rules may then run in
+    /// any order, on any thread ([`Contract::evaluate_signalled`]).
+    pub fn chunk_signals(
+        &self,
+        records: &Records<'_>,
+        context: &Context,
+        ordered: impl FnOnce(&mut dyn FnMut()),
+    ) -> ChunkSignals {
+        if !records.is_for(self) {
+            ordered(&mut || {});
+            return ChunkSignals::skipped(records.len());
+        }
         let budgets: Vec<Budget> = (0..records.len()).map(|_| Budget::new(context.limit)).collect();
-        let state = self.window_state().filter(|_| records.is_for(self));
-        let rows = (0..records.len())
-            .zip(&budgets)
-            .map(|(row, budget)| match state {
-                Some(state) if records.problem(row).is_none() => crate::signals::observe(
-                    &self.program,
-                    &self.hosts,
-                    context,
-                    records.record(row),
-                    budget,
-                    state,
-                ),
-                _ => Ok(Signals::default()),
-            })
-            .collect();
-        ChunkSignals { rows, budgets }
-    }
-
-    /// The part of [`Contract::chunk_signals`] that may run in any order:
-    /// every score site of the contract run once over the valid records
-    /// of `records` whose window values are in `signals`.
-    pub fn chunk_scores(&self, records: &Records<'_>, context: &Context, signals: &mut ChunkSignals) {
-        if self.program.scores.is_empty() || !records.is_for(self) {
-            return;
+        let state = self.window_state().map(|state| &**state);
+        let mut entered = None;
+        {
+            let inputs = WindowInputs::compute(&self.program, &self.hosts, context, records, &budgets, state);
+            ordered(&mut || entered = Some(inputs.enter(&self.program, state)));
         }
-        let mut inputs = Vec::new();
-        let mut budgets = Vec::new();
-        let mut scored = Vec::new();
-        for (row, (signal, budget)) in signals.rows.iter_mut().zip(&signals.budgets).enumerate() {
-            if let (Ok(signal), None) = (signal, records.problem(row)) {
-                inputs.push(records.record(row));
-                budgets.push(budget);
-                scored.push(signal);
-            }
-        }
-        crate::signals::score(&self.program, &self.hosts, context, &inputs, &budgets, &mut scored);
+        let mut signals = entered.unwrap_or_else(|| ChunkSignals::skipped(records.len()));
+        signals.score(&self.program, &self.hosts, context, records, budgets);
+        signals
     }
 
     /// Evaluates the records `rows` of `records`, whose signals are
@@ -712,63 +629,133 @@ impl Contract {
         signals: &ChunkSignals,
         sink: &mut dyn RowSink<'c>,
     ) -> usize {
+        self.evaluate_rows(records, rows, context, Some(signals), sink)
+    }
+
+    /// The records `rows` of `records`, whose signals are `signals` (`None`
+    /// for a contract without them), into `sink`: with the batch entry
+    /// when it can run them, else one at a time. Returns how many were
+    /// not evaluated.
+    fn evaluate_rows<'c>(
+        &'c self,
+        records: &Records<'_>,
+        rows: std::ops::Range<usize>,
+        context: &Context,
+        signals: Option<&ChunkSignals>,
+        sink: &mut dyn RowSink<'c>,
+    ) -> usize {
         let rows = rows.start.min(records.len())..rows.end.min(records.len());
         if !records.is_for(self) {
             let wrong = EvaluateError::WrongContract { expected: self.name().to_string() };
             rows.clone().for_each(|_| sink.failed(&wrong));
             return rows.len();
         }
+        if let Some(failed) = self.run_batched(records, rows.clone(), context, signals, sink) {
+            return failed;
+        }
         let mut failed = 0;
         for row in rows {
             if let Some(problem) = records.problem(row) {
                 sink.invalid(problem);
                 failed += 1;
-                continue;
-            }
-            // A row past `signals` (signals of other records) reads every
-            // window and score as not computed.
-            let evaluated = match signals.rows.get(row).unwrap_or(&Ok(Signals::EMPTY)) {
-                Ok(signals) => {
-                    // A fresh budget: the time a record waited for its
-                    // chunk's other records does not count against it.
-                    let budget = Budget::new(context.limit);
-                    self.evaluate_with(context, records.record(row), signals, &budget, sink)
-                }
-                Err(out) => Err(EvaluateError::from(*out)),
-            };
-            match evaluated {
-                Ok(Some(evaluation)) => evaluation.replay(sink),
-                Ok(None) => {}
-                Err(e) => {
-                    sink.failed(&e);
-                    failed += 1;
-                }
+            } else if let Err(e) = self.evaluate_row(records, row, context, signals, sink) {
+                sink.failed(&e);
+                failed += 1;
             }
         }
         failed
     }
 
-    /// Row `row` on the interpreter, into `sink`; `false` when it did not
-    /// finish.
-    fn interpret_record<'c>(
+    /// [`Contract::evaluate_rows`] in calls of the batch entry, when there
+    /// is no time limit and native code has a batch entry; `None` when it
+    /// cannot.
+    fn run_batched<'c>(
+        &'c self,
+        records: &Records<'_>,
+        rows: std::ops::Range<usize>,
+        context: &Context,
+        signals: Option<&ChunkSignals>,
+        sink: &mut dyn RowSink<'c>,
+    ) -> Option<usize> {
+        let native = self.native.get().filter(|_| context.limit.is_none())?;
+        let (mut ran, mut fell, mut failed) = (0, 0, 0);
+        let slots = signals.map_or(&[][..], ChunkSignals::all_slots);
+        let batched = crate::native::run_records(
+            &self.program,
+            native,
+            &self.hosts,
+            context,
+            records,
+            rows,
+            slots,
+            |row, run| match run {
+                RecordRun::Done(state) => {
+                    ran += 1;
+                    crate::native::finish(&self.program, native, state, sink);
+                }
+                RecordRun::Skipped => {
+                    failed += 1;
+                    if let Some(problem) = records.problem(row) {
+                        sink.invalid(problem);
+                    }
+                }
+                RecordRun::Fallback => {
+                    fell += 1;
+                    if let Err(e) = self.interpret_row(records, row, context, signals, sink) {
+                        sink.failed(&e);
+                        failed += 1;
+                    }
+                }
+            },
+        );
+        if !batched {
+            return None;
+        }
+        self.native_runs.fetch_add(ran, Ordering::Relaxed);
+        self.fallbacks.fetch_add(fell, Ordering::Relaxed);
+        Some(failed)
+    }
+
+    /// Row `row` of `records` (valid), whose chunk's signals are `signals`,
+    /// on native code when it is ready, else the interpreter, into `sink`.
+    fn evaluate_row<'c>(
         &'c self,
         records: &Records<'_>,
         row: usize,
         context: &Context,
+        signals: Option<&ChunkSignals>,
         sink: &mut dyn RowSink<'c>,
-    ) -> bool {
+    ) -> Result<(), EvaluateError> {
+        let (row_signals, slots) = match signals {
+            Some(signals) => (signals.row(row)?, signals.slots(row)),
+            None => (NO_SIGNALS, Some(&[][..])),
+        };
+        // A fresh budget: the time a record waited for its chunk's other
+        // records does not count against it.
         let budget = Budget::new(context.limit);
-        match interp::evaluate(&self.program, &self.hosts, context, records.record(row), &NO_SIGNALS, &budget)
+        if let Some(evaluation) =
+            self.evaluate_with(context, records.record(row), row_signals, slots, &budget, sink)?
         {
-            Ok(evaluation) => {
-                evaluation.replay(sink);
-                true
-            }
-            Err(out) => {
-                sink.failed(&out.into());
-                false
-            }
+            evaluation.replay(sink);
         }
+        Ok(())
+    }
+
+    /// Row `row` of `records` (valid), whose chunk's signals are `signals`,
+    /// on the interpreter, into `sink`.
+    fn interpret_row<'c>(
+        &'c self,
+        records: &Records<'_>,
+        row: usize,
+        context: &Context,
+        signals: Option<&ChunkSignals>,
+        sink: &mut dyn RowSink<'c>,
+    ) -> Result<(), EvaluateError> {
+        let row_signals = signals.map_or(Ok(NO_SIGNALS), |signals| signals.row(row))?;
+        let budget = Budget::new(context.limit);
+        let input = records.record(row);
+        interp::evaluate(&self.program, &self.hosts, context, input, row_signals, &budget)?.replay(sink);
+        Ok(())
     }
 
     /// Runs native code into `sink` when it is ready, or else (and when it
@@ -791,25 +778,34 @@ impl Contract {
         let budget = Budget::new(context.limit);
         if self.has_signals() {
             let signals = self.signals(context, input, &budget, None)?;
-            return self.evaluate_with(context, input, &signals, &budget, sink);
+            return self.evaluate_with(context, input, signals.view(), None, &budget, sink);
         }
-        self.evaluate_with(context, input, &NO_SIGNALS, &budget, sink)
+        self.evaluate_with(context, input, NO_SIGNALS, Some(&[]), &budget, sink)
     }
 
-    /// Runs native code on `input`, whose signals are `signals`, into
-    /// `sink` when it is ready, or else (and when it falls back) the
+    /// Runs native code on `input`, whose signals are `signals` (`slots`:
+    /// as native code reads them, when laid out already), into `sink`
+    /// when it is ready, or else (and when it falls back) the
     /// interpreter, whose evaluation is returned.
     fn evaluate_with<'c>(
         &'c self,
         context: &Context,
         input: RecordRef<'_>,
-        signals: &Signals,
+        signals: Signals<'_>,
+        slots: Option<&[Slot]>,
         budget: &Budget,
         sink: &mut dyn ResultSink<'c>,
     ) -> Result<Option<Evaluation<'c>>, EvaluateError> {
         if let Some(native) = self.native.get() {
-            let slots = signals.slots();
-            match crate::native::run(&self.program, native, &self.hosts, context, input, &slots, budget, sink)
+            let laid_out;
+            let slots = match slots {
+                Some(slots) => slots,
+                None => {
+                    laid_out = signals.slots();
+                    &laid_out
+                }
+            };
+            match crate::native::run(&self.program, native, &self.hosts, context, input, slots, budget, sink)
             {
                 NativeRun::Done => {
                     self.native_runs.fetch_add(1, Ordering::Relaxed);
@@ -837,22 +833,9 @@ impl Contract {
         input: RecordRef<'_>,
         budget: &Budget,
         state: Option<&WindowState>,
-    ) -> Result<Signals, OutOfTime> {
-        let mut signals = match state.or(self.window_state().map(|s| &**s)) {
-            Some(state) => {
-                crate::signals::observe(&self.program, &self.hosts, context, input, budget, state)?
-            }
-            None => Signals::default(),
-        };
-        crate::signals::score(
-            &self.program,
-            &self.hosts,
-            context,
-            std::slice::from_ref(&input),
-            &[budget],
-            &mut [&mut signals],
-        );
-        Ok(signals)
+    ) -> Result<RecordSignals, OutOfTime> {
+        let state = state.or(self.window_state().map(|s| &**s));
+        crate::signals::of_record(&self.program, &self.hosts, context, input, budget, state)
     }
 
     /// Checks `request` and runs `run` on the interpreter with the
@@ -862,12 +845,12 @@ impl Contract {
         &self,
         request: &Request<'_>,
         state: Option<&WindowState>,
-        run: impl FnOnce(&Signals, &Budget) -> Result<T, OutOfTime>,
+        run: impl FnOnce(Signals<'_>, &Budget) -> Result<T, OutOfTime>,
     ) -> Result<T, EvaluateError> {
         self.check_request(request)?;
         let budget = Budget::new(request.context.limit);
         let signals = self.signals(&request.context, request.input.record(), &budget, state)?;
-        Ok(run(&signals, &budget)?)
+        Ok(run(signals.view(), &budget)?)
     }
 
     /// Evaluates with the interpreter only, whatever the engine; the

@@ -46,12 +46,13 @@ pub mod request;
 pub mod result;
 pub mod semantics;
 pub mod signals;
+pub use signals::ChunkSignals;
 pub mod value;
 pub mod window;
 
 pub use context::Context;
 pub use contract_set::ContractSet;
-pub use engine::{ChunkSignals, Contract, Engine, EngineBuilder, EvaluateError, Jit, LoadError, Request};
+pub use engine::{Contract, Engine, EngineBuilder, EvaluateError, Jit, LoadError, Request};
 pub use error::EvalError;
 pub use host::{HostFn, HostType, HostValue, Signature};
 pub use ir::{Bundle, BundleError};

@@ -20,7 +20,7 @@ pub fn explain<'p>(
     hosts: &'p [HostFn],
     context: &Context,
     input: RecordRef<'_>,
-    signals: &Signals,
+    signals: Signals<'_>,
     budget: &Budget,
 ) -> Result<(Evaluation<'p>, Vec<RuleTrace>), OutOfTime> {
     let mut frame = Frame::new(program, hosts, context, input, signals, true, budget);

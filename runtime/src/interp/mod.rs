@@ -45,7 +45,7 @@ pub fn evaluate<'p>(
     hosts: &'p [HostFn],
     context: &Context,
     input: RecordRef<'_>,
-    signals: &Signals,
+    signals: Signals<'_>,
     budget: &Budget,
 ) -> Result<Evaluation<'p>, OutOfTime> {
     let mut frame = Frame::new(program, hosts, context, input, signals, false, budget);
@@ -61,12 +61,42 @@ pub fn evaluate_nodes<'p: 'a, 'a>(
     hosts: &'p [HostFn],
     context: &Context,
     input: RecordRef<'a>,
-    signals: &'a Signals,
+    signals: Signals<'a>,
     budget: &'a Budget,
     roots: &[NodeId],
 ) -> Result<Vec<Result<Value<'a>, EvalError>>, OutOfTime> {
-    let mut frame = Frame::new(program, hosts, context, input, signals, false, budget);
     let mut values = Vec::with_capacity(roots.len());
+    evaluate_nodes_into(program, hosts, context, input, signals, budget, roots, &mut values)?;
+    Ok(values)
+}
+
+/// [`evaluate_nodes`], the values appended to `values`. Nodes that only
+/// read a field of the input are read without setting up an evaluation.
+#[allow(clippy::too_many_arguments)]
+pub fn evaluate_nodes_into<'p: 'a, 'a>(
+    program: &'p Program,
+    hosts: &'p [HostFn],
+    context: &Context,
+    input: RecordRef<'a>,
+    signals: Signals<'a>,
+    budget: &'a Budget,
+    roots: &[NodeId],
+    values: &mut Vec<Result<Value<'a>, EvalError>>,
+) -> Result<(), OutOfTime> {
+    let input_field = |root: &NodeId| match program.nodes[*root as usize] {
+        crate::program::Node::Field { base, offset, read }
+            if matches!(program.nodes[base as usize], crate::program::Node::InputRecord) =>
+        {
+            Some((offset as usize, read))
+        }
+        _ => None,
+    };
+    if roots.iter().all(|root| input_field(root).is_some()) {
+        let read = roots.iter().filter_map(input_field);
+        values.extend(read.map(|(offset, read)| Ok(read.read(&program.layouts, input, offset))));
+        return Ok(());
+    }
+    let mut frame = Frame::new(program, hosts, context, input, signals, false, budget);
     for &root in roots {
         match frame.eval(root) {
             Ok(value) => values.push(Ok(value)),
@@ -74,7 +104,7 @@ pub fn evaluate_nodes<'p: 'a, 'a>(
             Err(fault) => values.push(Err(fault.into_error())),
         }
     }
-    Ok(values)
+    Ok(())
 }
 
 /// A let or rule condition's state during one evaluation.
@@ -176,7 +206,7 @@ struct Frame<'p, 'a> {
     hosts: &'p [HostFn],
     input: RecordRef<'a>,
     /// The record's window values.
-    signals: &'a Signals,
+    signals: Signals<'a>,
     now: Option<i64>,
     /// Given back to the thread when the frame drops.
     scratch: ManuallyDrop<Box<Scratch<'a>>>,
@@ -212,7 +242,7 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
         hosts: &'p [HostFn],
         context: &Context,
         input: RecordRef<'a>,
-        signals: &'a Signals,
+        signals: Signals<'a>,
         memoise_all: bool,
         budget: &'a Budget,
     ) -> Self {

@@ -136,8 +136,10 @@ pub type NativeFn = unsafe extern "C" fn(*mut NativeCtx) -> u32;
 /// A compiled batch entry: runs the entry point on `n` records laid out
 /// one after the other at `rows` (the input's width apart), record `i`
 /// with the state area `states + i * state_words` (zeroed by the caller),
-/// and leaves its status in `statuses[i]`; a record whose status is not
-/// `OK` on entry ([`SKIP`]) is not run. One call per window of records.
+/// and the signals `NativeCtx::signals + i * signal_slots` (the caller
+/// points the context at the first record's), and leaves its status in
+/// `statuses[i]`; a record whose status is not `OK` on entry ([`SKIP`]) is
+/// not run. One call per window of records.
 pub type NativeBatchFn = unsafe extern "C" fn(*mut NativeCtx, *const Slot, u64, *mut u64, *mut u32) -> u32;
 
 /// A record the batch entry must not run (its input is invalid).

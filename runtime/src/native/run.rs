@@ -154,38 +154,43 @@ pub enum RecordRun<'s> {
 /// 30 KB of state per record).
 const BATCH_STATE_BYTES: usize = 256 << 10;
 
-/// Runs the batch entry over every record of `records` (without a time
-/// limit: batch entries do not count fuel per record), a call per window
-/// of records whose state areas fit [`BATCH_STATE_BYTES`], and gives each
-/// record's outcome to `each`, in order. `false` when native code cannot
-/// run batches (no batch entry, or the thread's scratch is in use).
+/// Runs the batch entry over the records `rows` of `records`, whose
+/// signals are `signals` (every record's, laid out one after the other;
+/// empty for a contract without them), without a time limit (batch entries
+/// do not count fuel per record), a call per window of records whose state
+/// areas fit [`BATCH_STATE_BYTES`], and gives each record's outcome to
+/// `each`, in order. `false` when native code cannot run batches (no
+/// batch entry, signals not laid out for every record, or the thread's
+/// scratch is in use).
+#[allow(clippy::too_many_arguments)]
 pub fn run_records(
     program: &Program,
     native: &NativeProgram,
     hosts: &[HostFn],
     context: &Context,
     records: &crate::records::Records<'_>,
+    rows: std::ops::Range<usize>,
+    signals: &[Slot],
     mut each: impl FnMut(usize, RecordRun<'_>),
 ) -> bool {
     let Some(batch) = native.batch else { return false };
-    if program.signal_slots() > 0 {
-        // The batch entry reads no signals (`Contract::evaluate_signalled`
-        // runs such records one by one).
+    let per_record = program.signal_slots();
+    if signals.len() != records.len() * per_record || rows.end > records.len() {
         return false;
     }
     SCRATCH.with(|cell| {
         let Ok(mut scratch) = cell.try_borrow_mut() else { return false };
         let Scratch { state, arena, statuses } = &mut *scratch;
-        let (n, words, width) = (records.len(), native.state_words.max(1), program.input_width());
-        let per_call = (BATCH_STATE_BYTES / (words * 8)).clamp(1, n.max(1));
+        let (words, width) = (native.state_words.max(1), program.input_width());
+        let per_call = (BATCH_STATE_BYTES / (words * 8)).clamp(1, rows.len().max(1));
         if state.len() < per_call * words {
             state.resize(per_call * words, 0);
         }
         let zeroed = native.layout.zeroed.min(words);
         let budget = Budget::new(None);
         let now = now(native, context);
-        for first in (0..n).step_by(per_call) {
-            let count = per_call.min(n - first);
+        for first in rows.clone().step_by(per_call) {
+            let count = per_call.min(rows.end - first);
             for record in state.chunks_mut(words).take(count) {
                 record[..zeroed].fill(0);
             }
@@ -195,11 +200,15 @@ pub fn run_records(
             );
             arena.clear();
             let mut ctx = NativeCtx::new(program, native, hosts, context, now, &mut *arena, &budget);
+            if per_record > 0 {
+                ctx.signals = signals[first * per_record..].as_ptr();
+            }
             let rows = records.slots()[first * width..].as_ptr();
             // SAFETY: the batch entry was compiled for this program's
-            // layout; `rows` holds `count` records of its input width, the
-            // state area `count` areas with their flags zeroed and the
-            // statuses `count` words, all live for the whole call.
+            // layout; `rows` holds `count` records of its input width,
+            // `ctx.signals` their signals, the state area `count` areas
+            // with their flags zeroed and the statuses `count` words, all
+            // live for the whole call.
             unsafe { batch(&mut ctx, rows, count as u64, state.as_mut_ptr(), statuses.as_mut_ptr()) };
             for (k, status) in statuses.iter().enumerate() {
                 let outcome = match *status {

@@ -11,9 +11,10 @@
 
 mod aggregate;
 mod bounds;
+mod index;
 mod records;
 mod shape;
 mod store;
 
 pub use shape::{Aggregated, Arg, ArgKind, Key, ShapeError, WindowShape};
-pub use store::{Observation, SharedWindowStore, WindowStore};
+pub use store::{Ahead, Entering, Observation, SharedWindowStore, WindowStore};

@@ -109,11 +109,19 @@ impl KeyRecords {
     /// `key` with no records yet, with room for `reserve` more bytes (the
     /// first record's, so a key of one record is one exact allocation).
     pub fn new(key: KeyView<'_>, reserve: usize) -> KeyRecords {
+        KeyRecords::reuse(KeyRecords::default(), key, reserve)
+    }
+
+    /// [`KeyRecords::new`] in the buffer of `spare` (a dropped key's), so
+    /// that a key coming as another goes allocates nothing.
+    pub fn reuse(spare: KeyRecords, key: KeyView<'_>, reserve: usize) -> KeyRecords {
         let key_len = match key {
             KeyView::Int(_) => 9,
             KeyView::Str(text) => varint_len(text.len() as u64 + 1).saturating_add(text.len()),
         };
-        let mut bytes = Vec::with_capacity(key_len.saturating_add(reserve));
+        let mut bytes = spare.bytes;
+        bytes.clear();
+        bytes.reserve_exact(key_len.saturating_add(reserve));
         match key {
             KeyView::Int(int) => {
                 write_varint(&mut bytes, 0);
@@ -125,6 +133,19 @@ impl KeyRecords {
             }
         }
         KeyRecords { bytes }
+    }
+
+    /// Asks the processor to fetch the start of the buffer (the key, the
+    /// oldest records) ahead of its use.
+    pub fn prefetch(&self) {
+        if let Some(first) = self.bytes.first() {
+            super::index::prefetch(first);
+        }
+    }
+
+    /// Whether the buffer holds a key (reads only the buffer's length).
+    pub fn is_held(&self) -> bool {
+        !self.bytes.is_empty()
     }
 
     /// The key (`None` only for an empty buffer, which holds no key).

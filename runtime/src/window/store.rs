@@ -19,17 +19,15 @@
 //!   watermark was within `span + grace` of where it is now;
 //! - past `max_keys` the least recently entered key is evicted.
 
-use std::collections::HashMap;
 use std::fmt;
 use std::hash::{BuildHasher, RandomState};
 use std::mem::size_of;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Mutex, PoisonError};
 
-use rustc_hash::FxBuildHasher;
-
 use super::aggregate::{Met, aggregate};
 use super::bounds::Bounds;
+use super::index::HashIndex;
 use super::records::{KeyRecords, KeyView, allocation_bytes, record_len};
 use super::shape::{Aggregated, Arg, Key, ShapeError, WindowShape};
 
@@ -54,10 +52,21 @@ const NO_SLOT: u32 = u32::MAX;
 /// excluded.
 const MAX_SLOTS: usize = (u32::MAX - 1) as usize;
 
+/// How many dropped keys' buffers a store keeps for new keys: a stream
+/// whose keys come and go (each forgotten before it comes again) then
+/// allocates and frees nothing per record.
+const SPARES: usize = 64;
+
+/// The largest buffer kept for reuse, in bytes.
+const SPARE_BYTES: usize = 256;
+
 /// One held key.
 #[derive(Debug)]
 struct Slot {
     records: KeyRecords,
+    /// The key's hash, so that dropping the key reads neither the key nor
+    /// the hasher.
+    hash: u64,
     /// The greatest time entered for the key.
     latest: i64,
     /// The next older and next newer key in the recency list.
@@ -80,7 +89,7 @@ pub struct WindowStore {
     /// Each key's hash to the first slot of a key with that hash; slots of
     /// keys with one hash are chained by [`Slot::same_hash`], so the key
     /// itself is kept once, in its records' buffer.
-    index: HashMap<u64, u32, FxBuildHasher>,
+    index: HashIndex,
     slots: Vec<Slot>,
     free: Vec<u32>,
     /// The ends of the recency list.
@@ -93,6 +102,9 @@ pub struct WindowStore {
     expired: u64,
     /// The heap bytes of all the keys' buffers.
     records_bytes: usize,
+    /// The buffers of dropped keys, for the next keys to reuse: at most
+    /// [`SPARES`] of at most [`SPARE_BYTES`] each.
+    spares: Vec<KeyRecords>,
     /// Scratch for `distinct`.
     met: Vec<Met>,
 }
@@ -117,7 +129,7 @@ impl WindowStore {
             capacity: max_keys.unwrap_or(MAX_SLOTS).clamp(1, MAX_SLOTS),
             hasher,
             hash_mask: u64::MAX,
-            index: HashMap::default(),
+            index: HashIndex::default(),
             slots: Vec::new(),
             free: Vec::new(),
             oldest: NO_SLOT,
@@ -127,6 +139,7 @@ impl WindowStore {
             evicted: 0,
             expired: 0,
             records_bytes: 0,
+            spares: Vec::new(),
             met: Vec::new(),
         })
     }
@@ -179,9 +192,13 @@ impl WindowStore {
             self.free.capacity() * size_of::<u32>(),
             self.met.capacity() * size_of::<Met>(),
             self.shape.aggregates.capacity() * size_of::<(ir::AggregateKind, super::ArgKind)>(),
-            index_bytes(self.index.capacity()),
+            self.index.heap_bytes(),
         ];
-        blocks.into_iter().map(allocation_bytes).sum::<usize>() + self.records_bytes
+        let spares: usize = self.spares.iter().map(KeyRecords::heap_bytes).sum();
+        blocks.into_iter().map(allocation_bytes).sum::<usize>()
+            + allocation_bytes(self.spares.capacity() * size_of::<KeyRecords>())
+            + self.records_bytes
+            + spares
     }
 
     fn observe_hashed(
@@ -221,6 +238,27 @@ impl WindowStore {
         Observation::Entered
     }
 
+    /// Asks the processor to fetch what observing a key of hash `hash`
+    /// reads first: at [`Ahead::Index`] its index entry, at
+    /// [`Ahead::Slot`] its slot (the entry fetched already), at
+    /// [`Ahead::Records`] its records (the slot fetched already).
+    fn prefetch(&self, hash: u64, ahead: Ahead) {
+        let slot = || self.index.get(hash).and_then(|slot| self.slots.get(slot as usize));
+        match ahead {
+            Ahead::Index => self.index.prefetch(hash),
+            Ahead::Slot => {
+                if let Some(slot) = slot() {
+                    super::index::prefetch(slot);
+                }
+            }
+            Ahead::Records => {
+                if let Some(slot) = slot() {
+                    slot.records.prefetch();
+                }
+            }
+        }
+    }
+
     /// Raises the watermark to `watermark` (the shared store's, which other
     /// shards may have raised).
     fn raise_watermark(&mut self, watermark: i64) {
@@ -242,7 +280,7 @@ impl WindowStore {
     /// The slot holding `key`, whose hash is `hash`.
     fn find(&self, hash: u64, key: Key<'_>) -> Option<u32> {
         let key = KeyView::from(key);
-        let mut slot = *self.index.get(&hash)?;
+        let mut slot = self.index.get(hash)?;
         while slot != NO_SLOT {
             if self.slot(slot).records.key() == Some(key) {
                 return Some(slot);
@@ -263,10 +301,13 @@ impl WindowStore {
         let forgotten_at_once =
             self.watermark.is_some_and(|watermark| self.bounds.out_of_reach(time, watermark));
         self.make_room(if forgotten_at_once { MAX_SLOTS } else { self.capacity });
-        let records = KeyRecords::new(key.into(), record_len(args));
+        let records = match self.spares.pop() {
+            Some(spare) => KeyRecords::reuse(spare, key.into(), record_len(args)),
+            None => KeyRecords::new(key.into(), record_len(args)),
+        };
         self.records_bytes += records.heap_bytes();
-        let same_hash = self.index.get(&hash).copied().unwrap_or(NO_SLOT);
-        let held = Slot { records, latest: time, older: NO_SLOT, newer: NO_SLOT, same_hash };
+        let same_hash = self.index.get(hash).unwrap_or(NO_SLOT);
+        let held = Slot { records, hash, latest: time, older: NO_SLOT, newer: NO_SLOT, same_hash };
         let slot = match self.free.pop() {
             Some(slot) => {
                 *self.slot_mut(slot) = held;
@@ -327,18 +368,23 @@ impl WindowStore {
         self.unlink_recency(slot);
         let records = std::mem::take(&mut self.slot_mut(slot).records);
         self.records_bytes -= records.heap_bytes();
+        if self.spares.len() < SPARES && records.heap_bytes() <= SPARE_BYTES {
+            self.spares.push(records);
+        }
         self.free.push(slot);
         self.held -= 1;
     }
 
     fn unlink_hash(&mut self, slot: u32) {
-        let Some(key) = self.slot(slot).records.key() else { return };
-        let hash = self.hash(key);
+        if !self.slot(slot).records.is_held() {
+            return;
+        }
+        let hash = self.slot(slot).hash;
         let next = self.slot(slot).same_hash;
-        let Some(&first) = self.index.get(&hash) else { return };
+        let Some(first) = self.index.get(hash) else { return };
         if first == slot {
             if next == NO_SLOT {
-                self.index.remove(&hash);
+                self.index.remove(hash);
             } else {
                 self.index.insert(hash, next);
             }
@@ -383,18 +429,6 @@ impl WindowStore {
             newer => self.slot_mut(newer).older = older,
         }
     }
-}
-
-/// The bytes of a hash table of `(u64, u32)` entries that holds `capacity`
-/// without growing: hashbrown's buckets (a power of two, at most 7/8 full)
-/// of one entry and one control byte each, and a group of control bytes
-/// more.
-fn index_bytes(capacity: usize) -> usize {
-    if capacity == 0 {
-        return 0;
-    }
-    let buckets = if capacity < 8 { capacity + 1 } else { capacity / 7 * 8 }.next_power_of_two();
-    buckets * (size_of::<(u64, u32)>() + 1) + 16
 }
 
 impl fmt::Debug for WindowStore {
@@ -450,15 +484,58 @@ impl SharedWindowStore {
         args: &[Arg<'_>],
         out: &mut Vec<Aggregated>,
     ) -> Observation {
-        let hash = self.hasher.hash_one(KeyView::from(key));
-        let shard = ((u128::from(hash) * self.shards.len() as u128) >> 64) as usize;
-        let mut store = self.shards[shard].lock().unwrap_or_else(PoisonError::into_inner);
+        self.observe_hashed(self.hash(key), key, time, args, out)
+    }
+
+    /// `key`'s hash in this store, for [`SharedWindowStore::observe_hashed`]
+    /// (computed ahead, where it may run in parallel).
+    pub fn hash(&self, key: Key<'_>) -> u64 {
+        self.hasher.hash_one(KeyView::from(key))
+    }
+
+    /// [`SharedWindowStore::observe`] of a key whose hash is `hash`
+    /// ([`SharedWindowStore::hash`]).
+    pub fn observe_hashed(
+        &self,
+        hash: u64,
+        key: Key<'_>,
+        time: i64,
+        args: &[Arg<'_>],
+        out: &mut Vec<Aggregated>,
+    ) -> Observation {
+        let mut store = self.shards[self.shard_of(hash)].lock().unwrap_or_else(PoisonError::into_inner);
+        self.observe_in(&mut store, hash, key, time, args, out)
+    }
+
+    /// [`SharedWindowStore::observe_hashed`] in the key's shard `store`,
+    /// locked.
+    fn observe_in(
+        &self,
+        store: &mut WindowStore,
+        hash: u64,
+        key: Key<'_>,
+        time: i64,
+        args: &[Arg<'_>],
+        out: &mut Vec<Aggregated>,
+    ) -> Observation {
         store.raise_watermark(self.watermark.load(Ordering::Relaxed));
         let observation = store.observe_hashed(hash, key, time, args, out);
         if let Some(watermark) = store.watermark {
             self.watermark.fetch_max(watermark, Ordering::Relaxed);
         }
         observation
+    }
+
+    /// The store locked for records entered one after the other
+    /// ([`Entering`]).
+    pub fn entering(&self) -> Entering<'_> {
+        let shards =
+            self.shards.iter().map(|shard| shard.lock().unwrap_or_else(PoisonError::into_inner)).collect();
+        Entering { store: self, shards }
+    }
+
+    fn shard_of(&self, hash: u64) -> usize {
+        ((u128::from(hash) * self.shards.len() as u128) >> 64) as usize
     }
 
     /// The keys held, over all shards.
@@ -484,6 +561,58 @@ impl SharedWindowStore {
 
     fn sum<N: std::iter::Sum<N>>(&self, of: impl Fn(&WindowStore) -> N) -> N {
         self.shards.iter().map(|shard| of(&shard.lock().unwrap_or_else(PoisonError::into_inner))).sum()
+    }
+}
+
+/// How far ahead of its use [`Entering::prefetch`] fetches a key's data:
+/// each stage reads what the one before fetched.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Ahead {
+    Index,
+    Slot,
+    Records,
+}
+
+/// A [`SharedWindowStore`] with every shard locked, for a run of records
+/// entered one after the other (a batch's chunk): no lock per record, and
+/// the keys of the records to come can be fetched into the cache while
+/// the ones before are entered ([`Entering::prefetch`]), so that their
+/// cache misses overlap. Single requests of other threads wait until it
+/// is dropped.
+pub struct Entering<'s> {
+    store: &'s SharedWindowStore,
+    shards: Vec<std::sync::MutexGuard<'s, WindowStore>>,
+}
+
+impl Entering<'_> {
+    /// As [`SharedWindowStore::hash`].
+    pub fn hash(&self, key: Key<'_>) -> u64 {
+        self.store.hash(key)
+    }
+
+    /// As [`SharedWindowStore::observe_hashed`].
+    pub fn observe_hashed(
+        &mut self,
+        hash: u64,
+        key: Key<'_>,
+        time: i64,
+        args: &[Arg<'_>],
+        out: &mut Vec<Aggregated>,
+    ) -> Observation {
+        let store = &mut self.shards[self.store.shard_of(hash)];
+        self.store.observe_in(store, hash, key, time, args, out)
+    }
+
+    /// Fetches stage `ahead` of a key of hash `hash` into the cache: a
+    /// hint, which changes nothing.
+    pub fn prefetch(&self, hash: u64, ahead: Ahead) {
+        self.shards[self.store.shard_of(hash)].prefetch(hash, ahead);
+    }
+}
+
+impl fmt::Debug for Entering<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Entering").field("shards", &self.shards.len()).finish_non_exhaustive()
     }
 }
 

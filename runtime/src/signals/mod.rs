@@ -22,6 +22,8 @@
 //! with the same [`feature_row`] and [`score_value`] (a model scores a
 //! row the same whatever else is in its batch: `crate::model`).
 
+mod chunk;
+
 use ir::{TypeId, TypeTable};
 
 use crate::budget::{Budget, OutOfTime};
@@ -31,7 +33,10 @@ use crate::error::EvalError;
 use crate::host::HostFn;
 use crate::program::{NodeId, Program};
 use crate::value::Value;
-use crate::window::{Aggregated, Arg, ArgKind, Key, Observation, SharedWindowStore, WindowShape};
+use crate::window::{Aggregated, Arg, ArgKind, Entering, Key, Observation, SharedWindowStore, WindowShape};
+
+pub use chunk::ChunkSignals;
+pub(crate) use chunk::WindowInputs;
 
 /// How a program computes one window: its roots, and where its aggregates
 /// sit among all of the contract's ([`Signals`]).
@@ -177,12 +182,22 @@ impl WindowState {
     }
 }
 
-/// One record's window values: per aggregate of every window, in
-/// declaration order, its value or the error reading it gives.
+/// One record's signals as the rules read them ([`RecordSignals`] of one
+/// request, a row of [`ChunkSignals`]): per aggregate of every window, in
+/// declaration order, its value or the error reading it gives; per score
+/// site, once computed ahead, its score.
+#[derive(Clone, Copy, Debug)]
+pub struct Signals<'s> {
+    values: &'s [Result<Aggregate, EvalError>],
+    /// Per score site ([`Program::scores`]); empty when none was computed
+    /// ahead.
+    scores: &'s [Result<f64, EvalError>],
+}
+
+/// The signals of one request, owned.
 #[derive(Clone, Debug, Default)]
-pub struct Signals {
+pub struct RecordSignals {
     values: Vec<Result<Aggregate, EvalError>>,
-    /// Per score site ([`Program::scores`]), once [`score`] computed them.
     scores: Vec<Result<f64, EvalError>>,
 }
 
@@ -196,13 +211,17 @@ enum Aggregate {
     Float(f64),
 }
 
-/// The signals of a contract without windows.
-pub static NO_SIGNALS: Signals = Signals::EMPTY;
+/// The signals of a contract without windows or scores: reading any is
+/// an error.
+pub const NO_SIGNALS: Signals<'static> = Signals { values: &[], scores: &[] };
 
-impl Signals {
-    /// No window values and no scores.
-    pub const EMPTY: Signals = Signals { values: Vec::new(), scores: Vec::new() };
+impl RecordSignals {
+    pub fn view(&self) -> Signals<'_> {
+        Signals { values: &self.values, scores: &self.scores }
+    }
+}
 
+impl Signals<'_> {
     /// Aggregate `index` (a window's `first` plus the aggregate's position).
     pub fn aggregate(&self, index: usize) -> Result<Value<'static>, EvalError> {
         match self.values.get(index) {
@@ -218,21 +237,27 @@ impl Signals {
         }
     }
 
-    /// The signals as native code reads them ([`crate::native::NativeCtx`]):
-    /// every aggregate, then every score, one slot each; absent where
-    /// reading it is an error, which native code leaves to the
-    /// interpreter.
-    pub fn slots(&self) -> Vec<Slot> {
-        let aggregates = self.values.iter().map(|value| match value {
+    /// The signals as native code reads them ([`crate::native::NativeCtx`]),
+    /// appended to `out`: every aggregate, then every score, one slot
+    /// each; absent where reading it is an error, which native code
+    /// leaves to the interpreter.
+    pub fn slots_into(&self, out: &mut Vec<Slot>) {
+        out.extend(self.values.iter().map(|value| match value {
             Ok(Aggregate::Int(i)) => Slot::int(*i),
             Ok(Aggregate::Timestamp(t)) => Slot::timestamp(*t),
             Ok(Aggregate::Duration(d)) => Slot::duration(*d),
             Ok(Aggregate::Decimal(d)) => Slot::decimal(*d),
             Ok(Aggregate::Float(f)) => Slot::float(*f),
             Err(_) => Slot::ABSENT,
-        });
-        let scores = self.scores.iter().map(|score| score.as_ref().map_or(Slot::ABSENT, |f| Slot::float(*f)));
-        aggregates.chain(scores).collect()
+        }));
+        out.extend(self.scores.iter().map(|score| score.as_ref().map_or(Slot::ABSENT, |f| Slot::float(*f))));
+    }
+
+    /// [`Signals::slots_into`] a new vector.
+    pub fn slots(&self) -> Vec<Slot> {
+        let mut slots = Vec::with_capacity(self.values.len() + self.scores.len());
+        self.slots_into(&mut slots);
+        slots
     }
 
     /// Score site `site`'s score, or `None` when it was not computed
@@ -242,9 +267,28 @@ impl Signals {
     }
 }
 
+/// A request's signals: its window values, the record entered into
+/// `state` ([`observe`]; `None` for a contract without windows), then its
+/// scores ([`score`]).
+pub fn of_record(
+    program: &Program,
+    hosts: &[HostFn],
+    context: &Context,
+    input: RecordRef<'_>,
+    budget: &Budget,
+    state: Option<&WindowState>,
+) -> Result<RecordSignals, OutOfTime> {
+    let mut signals = match state {
+        Some(state) => observe(program, hosts, context, input, budget, state)?,
+        None => RecordSignals::default(),
+    };
+    signals.scores = score(program, hosts, context, &[(input, budget, signals.view())]);
+    Ok(signals)
+}
+
 /// Computes `input`'s window inputs with the interpreter, enters the
 /// record into the windows of `state` it is not late for, and returns
-/// its signals. Stops when `budget` runs out.
+/// its signals, without scores ([`score`]). Stops when `budget` runs out.
 pub fn observe(
     program: &Program,
     hosts: &[HostFn],
@@ -252,49 +296,117 @@ pub fn observe(
     input: RecordRef<'_>,
     budget: &Budget,
     state: &WindowState,
-) -> Result<Signals, OutOfTime> {
+) -> Result<RecordSignals, OutOfTime> {
     let mut values = Vec::new();
-    let mut aggregated = Vec::new();
     for (plan, store) in program.windows.iter().zip(&state.stores) {
         let inputs =
-            crate::interp::evaluate_nodes(program, hosts, context, input, &NO_SIGNALS, budget, &plan.roots)?;
-        match window_inputs(plan, &inputs) {
-            Err(error) => values.extend(plan.aggregates.iter().map(|_| Err(error.clone()))),
-            Ok((key, time, args)) => match store.observe(key, time, &args, &mut aggregated) {
-                Observation::Entered => {
-                    values
-                        .extend(aggregated.drain(..).zip(&plan.aggregates).map(|(a, (_, ty))| value(a, *ty)));
-                }
-                Observation::Late => {
-                    let late = EvalError::Late(plan.name.clone());
-                    values.extend(plan.aggregates.iter().map(|_| Err(late.clone())));
-                }
-                Observation::Refused => values.extend(aggregated.drain(..).map(|a| value(a, TypeTable::INT))),
-            },
-        }
+            crate::interp::evaluate_nodes(program, hosts, context, input, NO_SIGNALS, budget, &plan.roots)?;
+        enter(plan, &mut &*store, &inputs, None, &mut Scratch::default(), &mut values);
     }
-    Ok(Signals { values, scores: Vec::new() })
+    Ok(RecordSignals { values, scores: Vec::new() })
 }
 
-/// A window's key, time and arguments from the values of its roots (the
-/// key, the time, then each argument), or the first error among them.
+/// Scratch space for entering records, reused from one to the next.
+#[derive(Default)]
+struct Scratch<'v> {
+    args: Vec<Arg<'v>>,
+    aggregated: Vec<Aggregated>,
+}
+
+/// Enters a record whose window inputs are `inputs` (the values of
+/// `plan.roots`) into `store` (`hash`: its key's hash in `store`, when
+/// known) and appends its aggregates, or the error reading each gives, to
+/// `values`.
+fn enter<'v>(
+    plan: &WindowPlan,
+    store: &mut impl Entry,
+    inputs: &'v [Result<Value<'_>, EvalError>],
+    hash: Option<u64>,
+    scratch: &mut Scratch<'v>,
+    values: &mut Vec<Result<Aggregate, EvalError>>,
+) {
+    let (key, time) = match window_inputs(plan, inputs, &mut scratch.args) {
+        Ok(inputs) => inputs,
+        Err(error) => {
+            values.extend(plan.aggregates.iter().map(|_| Err(error.clone())));
+            return;
+        }
+    };
+    let hash = hash.unwrap_or_else(|| store.hash(key));
+    let aggregated = &mut scratch.aggregated;
+    match store.observe_hashed(hash, key, time, &scratch.args, aggregated) {
+        Observation::Entered => {
+            values.extend(aggregated.drain(..).zip(&plan.aggregates).map(|(a, (_, ty))| value(a, *ty)));
+        }
+        Observation::Late => {
+            let late = EvalError::Late(plan.name.clone());
+            values.extend(plan.aggregates.iter().map(|_| Err(late.clone())));
+        }
+        Observation::Refused => values.extend(aggregated.drain(..).map(|a| value(a, TypeTable::INT))),
+    }
+}
+
+/// Where a record enters a window: the shared store, locked for it alone
+/// (a request), or the store locked for a chunk ([`Entering`]).
+trait Entry {
+    fn hash(&self, key: Key<'_>) -> u64;
+    fn observe_hashed(
+        &mut self,
+        hash: u64,
+        key: Key<'_>,
+        time: i64,
+        args: &[Arg<'_>],
+        out: &mut Vec<Aggregated>,
+    ) -> Observation;
+}
+
+impl Entry for &SharedWindowStore {
+    fn hash(&self, key: Key<'_>) -> u64 {
+        SharedWindowStore::hash(self, key)
+    }
+
+    fn observe_hashed(
+        &mut self,
+        hash: u64,
+        key: Key<'_>,
+        time: i64,
+        args: &[Arg<'_>],
+        out: &mut Vec<Aggregated>,
+    ) -> Observation {
+        SharedWindowStore::observe_hashed(self, hash, key, time, args, out)
+    }
+}
+
+impl Entry for Entering<'_> {
+    fn hash(&self, key: Key<'_>) -> u64 {
+        Entering::hash(self, key)
+    }
+
+    fn observe_hashed(
+        &mut self,
+        hash: u64,
+        key: Key<'_>,
+        time: i64,
+        args: &[Arg<'_>],
+        out: &mut Vec<Aggregated>,
+    ) -> Observation {
+        Entering::observe_hashed(self, hash, key, time, args, out)
+    }
+}
+
+/// A window's key and time from the values of its roots (the key, the
+/// time, then each argument), its arguments into `args`, or the first
+/// error among them.
 fn window_inputs<'v>(
     plan: &WindowPlan,
     inputs: &'v [Result<Value<'_>, EvalError>],
-) -> Result<(Key<'v>, i64, Vec<Arg<'v>>), EvalError> {
+    args: &mut Vec<Arg<'v>>,
+) -> Result<(Key<'v>, i64), EvalError> {
     let wrong = |what: &str| EvalError::Argument(format!("window `{}`: {what}", plan.name));
-    let root = |i: usize| match inputs.get(i) {
-        Some(Ok(v)) => Ok(v),
-        Some(Err(e)) => Err(e.clone()),
-        None => Err(wrong("an input was not computed")),
-    };
-    let key = match root(0)? {
-        Value::Int(i) => Key::Int(*i),
-        v @ (Value::Str(_) | Value::Text(_)) => Key::Str(v.as_str()),
-        _ => return Err(wrong("the key is not a string or an int")),
-    };
+    let root = |i: usize| root(plan, inputs, i);
+    let key = window_key(plan, inputs)?;
     let Value::Timestamp(time) = root(1)? else { return Err(wrong("the time is not a timestamp")) };
-    let mut args = Vec::with_capacity(plan.aggregates.len());
+    args.clear();
     let mut at = 2;
     for (kind, _) in &plan.aggregates {
         if *kind == ArgKind::None {
@@ -311,7 +423,32 @@ fn window_inputs<'v>(
         });
         at += 1;
     }
-    Ok((key, *time, args))
+    Ok((key, *time))
+}
+
+/// A window's key from the values of its roots, or the error computing it.
+fn window_key<'v>(
+    plan: &WindowPlan,
+    inputs: &'v [Result<Value<'_>, EvalError>],
+) -> Result<Key<'v>, EvalError> {
+    match root(plan, inputs, 0)? {
+        Value::Int(i) => Ok(Key::Int(*i)),
+        v @ (Value::Str(_) | Value::Text(_)) => Ok(Key::Str(v.as_str())),
+        _ => Err(EvalError::Argument(format!("window `{}`: the key is not a string or an int", plan.name))),
+    }
+}
+
+/// Root `i`'s value among a window's `inputs`, or the error computing it.
+fn root<'v, 'a>(
+    plan: &WindowPlan,
+    inputs: &'v [Result<Value<'a>, EvalError>],
+    i: usize,
+) -> Result<&'v Value<'a>, EvalError> {
+    match inputs.get(i) {
+        Some(Ok(v)) => Ok(v),
+        Some(Err(e)) => Err(e.clone()),
+        None => Err(EvalError::Argument(format!("window `{}`: an input was not computed", plan.name))),
+    }
 }
 
 /// An aggregate's value as the rules read it, by its type.
@@ -380,50 +517,49 @@ fn reads_free_local(contract: &ir::Contract, id: ir::ExprId, bound: &mut Vec<ir:
     }
 }
 
-/// Computes every score site of `program` for the records `inputs`, whose
-/// window values are in `signals` (one per record, in order), each within
-/// its record's budget, and runs each model once over the rows of all of
-/// them; each record's scores go into its signals.
+/// Computes every score site of `program` for `rows` (each a record, its
+/// budget and its window values), and runs each model once over the rows
+/// of all of them: per row, per site, its score (row after row).
 pub fn score(
     program: &Program,
     hosts: &[HostFn],
     context: &Context,
-    inputs: &[RecordRef<'_>],
-    budgets: &[&Budget],
-    signals: &mut [&mut Signals],
-) {
-    if program.scores.is_empty() {
-        return;
+    rows: &[(RecordRef<'_>, &Budget, Signals<'_>)],
+) -> Vec<Result<f64, EvalError>> {
+    let sites = program.scores.len();
+    if sites == 0 {
+        return Vec::new();
     }
     let roots: Vec<NodeId> = program.scores.iter().map(|site| site.features).collect();
-    // Per record, per site: its features or why there are none.
-    let mut rows: Vec<Vec<Result<Vec<f64>, EvalError>>> = Vec::with_capacity(inputs.len());
-    for ((input, budget), record_signals) in inputs.iter().zip(budgets).zip(signals.iter()) {
-        let features =
-            crate::interp::evaluate_nodes(program, hosts, context, *input, record_signals, budget, &roots);
-        rows.push(match features {
-            Ok(values) => program
-                .scores
-                .iter()
-                .zip(values)
-                .map(|(site, value)| value.and_then(|v| feature_row(program, site.model, &v)))
-                .collect(),
-            Err(_) => program.scores.iter().map(|_| Err(EvalError::OutOfTime)).collect(),
-        });
-    }
-    for (at, site) in program.scores.iter().enumerate() {
-        let given: Vec<f64> = rows.iter().filter_map(|r| r[at].as_ref().ok()).flatten().copied().collect();
-        let count = rows.iter().filter(|r| r[at].is_ok()).count();
-        let mut scored = run_model(program, site.model, &given, count).map(Vec::into_iter);
-        for (record, record_signals) in rows.iter_mut().zip(signals.iter_mut()) {
-            let features = std::mem::replace(&mut record[at], Ok(Vec::new()));
-            let score = features.and_then(|_| match &mut scored {
-                Ok(scores) => score_value(program, site.model, scores.next()),
-                Err(error) => Err(error.clone()),
-            });
-            record_signals.scores.push(score);
+    // Per row, per site: its features or why there are none.
+    let mut features: Vec<Result<Vec<f64>, EvalError>> = Vec::with_capacity(rows.len() * sites);
+    for (input, budget, signals) in rows {
+        match crate::interp::evaluate_nodes(program, hosts, context, *input, *signals, budget, &roots) {
+            Ok(values) => features.extend(
+                program
+                    .scores
+                    .iter()
+                    .zip(values)
+                    .map(|(site, value)| value.and_then(|v| feature_row(program, site.model, &v))),
+            ),
+            Err(_) => features.extend(program.scores.iter().map(|_| Err(EvalError::OutOfTime))),
         }
     }
+    let mut scores = vec![Err(EvalError::OutOfTime); features.len()];
+    for (at, site) in program.scores.iter().enumerate() {
+        let of_site = || features.iter().skip(at).step_by(sites);
+        let given: Vec<f64> = of_site().filter_map(|f| f.as_ref().ok()).flatten().copied().collect();
+        let count = of_site().filter(|f| f.is_ok()).count();
+        let mut scored = run_model(program, site.model, &given, count).map(Vec::into_iter);
+        for (row, features) in of_site().enumerate() {
+            scores[row * sites + at] = match (features, &mut scored) {
+                (Err(error), _) => Err(error.clone()),
+                (Ok(_), Ok(scored)) => score_value(program, site.model, scored.next()),
+                (Ok(_), Err(error)) => Err(error.clone()),
+            };
+        }
+    }
+    scores
 }
 
 /// A `score`'s features as one row of the model's input: a `list<float>`
