@@ -115,6 +115,13 @@ impl Budget {
         Ok(FUEL_STEP)
     }
 
+    /// Reads the clock around work that spends no fuel (a model's run,
+    /// which cannot stop halfway): before it, to start a relative limit's
+    /// count; after it, to stop the evaluation if the deadline passed.
+    pub fn check(&self) -> Result<(), OutOfTime> {
+        self.refuel().map(drop)
+    }
+
     /// Whether the budget ran out during the evaluation.
     pub fn is_exhausted(&self) -> bool {
         self.exhausted.get()

@@ -33,7 +33,8 @@ use crate::program::Program;
 use crate::records::Records;
 use crate::request::{Envelope, Input, InvalidInput};
 use crate::result::{Collect, Evaluation, ResultSink, RowSink, RuleTrace};
-use crate::signals::{ChunkSignals, NO_SIGNALS, RecordSignals, Signals, WindowInputs, WindowState};
+use crate::signals::{ChunkSignals, Entered, NO_SIGNALS, RecordSignals, Signals, WindowInputs, WindowState};
+use crate::window::WindowLimits;
 
 /// When contracts run as native code.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
@@ -59,12 +60,8 @@ pub struct EngineBuilder {
     models: Option<Arc<dyn ModelRuntime>>,
     hot_after: u64,
     timeout: Option<Duration>,
-    max_window_keys: Option<usize>,
+    window_limits: WindowLimits,
 }
-
-/// The keys a window holds by default before it drops the least recently
-/// seen (SIGNALS.md: `--max-window-keys`).
-pub const DEFAULT_MAX_WINDOW_KEYS: usize = 1_000_000;
 
 impl Default for EngineBuilder {
     fn default() -> Self {
@@ -75,7 +72,7 @@ impl Default for EngineBuilder {
             models: None,
             hot_after: DEFAULT_HOT_AFTER,
             timeout: None,
-            max_window_keys: Some(DEFAULT_MAX_WINDOW_KEYS),
+            window_limits: WindowLimits::DEFAULT,
         }
     }
 }
@@ -115,11 +112,12 @@ impl EngineBuilder {
         self
     }
 
-    /// How many keys each window of a loaded contract holds at most
-    /// (`None`: no bound but the span); past it the least recently seen
-    /// key is dropped.
-    pub fn max_window_keys(mut self, keys: Option<usize>) -> Self {
-        self.max_window_keys = keys;
+    /// The bounds on each window's state of a loaded contract
+    /// ([`WindowLimits::DEFAULT`] by default): keys and bytes in all, past
+    /// which the least recently seen key is dropped, and one key's records
+    /// and bytes.
+    pub fn window_limits(mut self, limits: WindowLimits) -> Self {
+        self.window_limits = limits;
         self
     }
 
@@ -145,7 +143,7 @@ impl EngineBuilder {
             models: self.models,
             hot_after: self.hot_after,
             timeout: self.timeout,
-            max_window_keys: self.max_window_keys,
+            window_limits: self.window_limits,
         }
     }
 }
@@ -160,7 +158,7 @@ pub struct Engine {
     models: Option<Arc<dyn ModelRuntime>>,
     hot_after: u64,
     timeout: Option<Duration>,
-    max_window_keys: Option<usize>,
+    window_limits: WindowLimits,
 }
 
 /// Why a bundle could not be loaded into an engine.
@@ -273,7 +271,7 @@ impl Engine {
         if !program.windows.is_empty() {
             // The state itself is made at the first evaluation, unless the
             // contract adopts its previous revision's (`adopt_windows`).
-            WindowState::new(&program, self.max_window_keys).map_err(|message| LoadError { message })?;
+            WindowState::new(&program, self.window_limits).map_err(|message| LoadError { message })?;
         }
         let id = NEXT_CONTRACT_ID.fetch_add(1, Ordering::Relaxed);
         let compiler = if self.jit == Jit::Off { None } else { self.native.clone() };
@@ -292,7 +290,7 @@ impl Engine {
             native: OnceLock::new(),
             status: Mutex::new(NativeStatus::Interpreted),
             windows: OnceLock::new(),
-            max_window_keys: self.max_window_keys,
+            window_limits: self.window_limits,
             me: me.clone(),
         });
         if self.jit == Jit::On {
@@ -373,7 +371,7 @@ pub struct Contract {
     /// record into: made at the first use, or adopted from the previous
     /// revision (never for a contract without windows).
     windows: OnceLock<Arc<WindowState>>,
-    max_window_keys: Option<usize>,
+    window_limits: WindowLimits,
     me: Weak<Contract>,
 }
 
@@ -526,11 +524,32 @@ impl Contract {
 
     /// Evaluates a validated request, natively when native code is ready.
     pub fn evaluate(&self, request: &Request<'_>) -> Result<Evaluation<'_>, EvaluateError> {
+        self.evaluate_entered(request, &mut Entered::default())
+    }
+
+    /// [`Contract::evaluate`], saying in `entered` where the record entered
+    /// the contract's windows, for [`Contract::withdraw`] should the result
+    /// never reach whoever asked (the server's timeout).
+    pub fn evaluate_entered(
+        &self,
+        request: &Request<'_>,
+        entered: &mut Entered,
+    ) -> Result<Evaluation<'_>, EvaluateError> {
         let mut collect = Collect::default();
-        match self.evaluate_to(request, &mut collect)? {
+        self.check_request(request)?;
+        match self.evaluate_slots(&request.context, request.input.record(), &mut collect, entered)? {
             Some(evaluation) => Ok(evaluation),
             // Native code gives every result to the sink it finishes.
             None => collect.into_evaluation().map_or_else(|| self.interpret(request), Ok),
+        }
+    }
+
+    /// Withdraws a record from the windows it entered (`entered`, from
+    /// [`Contract::evaluate_entered`]): its request was not answered with
+    /// its result, and leaves no trace in window state (SIGNALS.md).
+    pub fn withdraw(&self, entered: &Entered) {
+        if let Some(state) = self.window_state() {
+            state.withdraw(entered);
         }
     }
 
@@ -560,7 +579,9 @@ impl Contract {
         if !records.is_for(self) {
             return Err(EvaluateError::WrongContract { expected: self.name().to_string() });
         }
-        if let Some(evaluation) = self.evaluate_slots(context, records.record(row), sink)? {
+        if let Some(evaluation) =
+            self.evaluate_slots(context, records.record(row), sink, &mut Entered::default())?
+        {
             evaluation.replay(sink);
         }
         Ok(())
@@ -766,19 +787,29 @@ impl Contract {
         sink: &mut dyn ResultSink<'c>,
     ) -> Result<Option<Evaluation<'c>>, EvaluateError> {
         self.check_request(request)?;
-        self.evaluate_slots(&request.context, request.input.record(), sink)
+        self.evaluate_slots(&request.context, request.input.record(), sink, &mut Entered::default())
     }
 
+    /// Evaluates `input`: its signals (the record entered into the
+    /// contract's windows, said in `entered`), then its rules.
     fn evaluate_slots<'c>(
         &'c self,
         context: &Context,
         input: RecordRef<'_>,
         sink: &mut dyn ResultSink<'c>,
+        entered: &mut Entered,
     ) -> Result<Option<Evaluation<'c>>, EvaluateError> {
         let budget = Budget::new(context.limit);
         if self.has_signals() {
-            let signals = self.signals(context, input, &budget, None)?;
-            return self.evaluate_with(context, input, signals.view(), None, &budget, sink);
+            let mut signals = self.signals(context, input, &budget, None)?;
+            let evaluated = self.evaluate_with(context, input, signals.view(), None, &budget, sink);
+            if let Err(EvaluateError::OutOfTime { .. }) = evaluated {
+                // Not answered with its result: no trace in the windows.
+                self.withdraw(&signals.entered);
+            } else {
+                *entered = std::mem::take(&mut signals.entered);
+            }
+            return evaluated;
         }
         self.evaluate_with(context, input, NO_SIGNALS, Some(&[]), &budget, sink)
     }
@@ -850,7 +881,13 @@ impl Contract {
         self.check_request(request)?;
         let budget = Budget::new(request.context.limit);
         let signals = self.signals(&request.context, request.input.record(), &budget, state)?;
-        Ok(run(signals.view(), &budget)?)
+        run(signals.view(), &budget).map_err(|out| {
+            // Not answered with its result: no trace in the windows.
+            if let Some(state) = state.or(self.window_state().map(|s| &**s)) {
+                state.withdraw(&signals.entered);
+            }
+            out.into()
+        })
     }
 
     /// Evaluates with the interpreter only, whatever the engine; the
@@ -885,7 +922,7 @@ impl Contract {
         if self.program.windows.is_empty() {
             return None;
         }
-        WindowState::new(&self.program, self.max_window_keys).ok()
+        WindowState::new(&self.program, self.window_limits).ok()
     }
 
     /// Evaluates `request` with its record entered into `state` instead of

@@ -73,6 +73,13 @@ pub enum EvalError {
     /// A window read for a record that is late for that window
     /// (SIGNALS.md): `t < latest(key) - grace`.
     Late(String),
+    /// A window read for a record that its key's bound turned away, or
+    /// whose window reaches one that was (SIGNALS.md): the window and the
+    /// bound.
+    WindowFull {
+        window: String,
+        bound: String,
+    },
 }
 
 impl fmt::Display for EvalError {
@@ -88,6 +95,9 @@ impl fmt::Display for EvalError {
             EvalError::OutOfTime => f.write_str("the evaluation ran out of time"),
             EvalError::Let { error, .. } => write!(f, "{error}"),
             EvalError::Late(window) => write!(f, "record is late for window {window}"),
+            EvalError::WindowFull { window, bound } => {
+                write!(f, "window {window} is full for this key: {bound}")
+            }
         }
     }
 }

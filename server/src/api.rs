@@ -26,7 +26,7 @@ use tokio::sync::oneshot;
 use crate::body::{BodyError, BodyReader};
 use crate::config::Config;
 use crate::evaluate::{self, Answer, error_json};
-use crate::metrics::{Metrics, Snapshot};
+use crate::metrics::{Metrics, Snapshot, WindowGauges};
 use crate::pool::{Pool, Refused};
 use crate::rules::{RuleSet, Rules};
 
@@ -243,24 +243,35 @@ pub(crate) enum NoAnswer {
 /// Runs `work` on the pool and waits for it, at most the evaluation
 /// timeout (queueing included). `work` is given the deadline, which its
 /// evaluations honour (`runtime::budget`), so the worker is free again
-/// when the caller stops waiting.
+/// when the caller stops waiting. A result that comes after the caller
+/// stopped waiting is given to `unanswered` (which withdraws what it
+/// entered into windows): the caller closes the channel once it times out
+/// and takes a result that made it in before, so each result is either
+/// answered or given to `unanswered`, never both or neither.
 pub(crate) async fn on_pool<T: Send + 'static>(
     app: &App,
     work: impl FnOnce(Instant) -> T + Send + 'static,
+    unanswered: impl FnOnce(T) + Send + 'static,
 ) -> Result<T, NoAnswer> {
     let deadline = Instant::now() + app.config.evaluation_timeout;
-    let (sender, receiver) = oneshot::channel();
+    let (sender, mut receiver) = oneshot::channel();
     let job = move || {
-        let _ = sender.send(work(deadline));
+        if let Err(result) = sender.send(work(deadline)) {
+            unanswered(result);
+        }
     };
     match app.pool.submit(deadline, job) {
         Ok(()) => {}
         Err(Refused::Full | Refused::Closed) => return Err(NoAnswer::Full),
     }
-    match tokio::time::timeout_at(deadline.into(), receiver).await {
+    match tokio::time::timeout_at(deadline.into(), &mut receiver).await {
         Ok(Ok(value)) => Ok(value),
-        // Dropped unrun (past its deadline) or timed out.
-        Ok(Err(_)) | Err(_) => Err(NoAnswer::TimedOut),
+        // Dropped unrun (past its deadline).
+        Ok(Err(_)) => Err(NoAnswer::TimedOut),
+        Err(_) => {
+            receiver.close();
+            receiver.try_recv().map_err(|_| NoAnswer::TimedOut)
+        }
     }
 }
 
@@ -275,8 +286,13 @@ pub(crate) fn unavailable(why: NoAnswer) -> Response<Body> {
 }
 
 async fn evaluate_one(app: &Arc<App>, set: Arc<RuleSet>, body: Bytes, logged: &mut Logged) -> Response<Body> {
-    match on_pool(app, move |deadline| evaluate::one(&set, &body, deadline)).await {
-        Ok(Answer { status, body, contract, decision }) => {
+    let evaluated = on_pool(
+        app,
+        move |deadline| evaluate::one(&set, &body, deadline),
+        |answer| answer.entries.withdraw(),
+    );
+    match evaluated.await {
+        Ok(Answer { status, body, contract, decision, .. }) => {
             if let (Some(contract), Some(decision)) = (&contract, decision) {
                 app.metrics.decision(contract, decision);
             }
@@ -354,7 +370,15 @@ fn metrics(app: &App) -> Response<Body> {
             .contracts
             .contracts()
             .iter()
-            .filter_map(|c| c.window_state().map(|w| (c.name(), w.keys(), w.evicted())))
+            .filter_map(|c| {
+                c.window_state().map(|w| WindowGauges {
+                    contract: c.name(),
+                    keys: w.keys(),
+                    bytes: w.records_bytes(),
+                    evicted: w.evicted(),
+                    full: w.full(),
+                })
+            })
             .collect(),
     };
     let mut response = Response::new(Full::new(Bytes::from(app.metrics.render(&snapshot))).boxed());

@@ -46,9 +46,10 @@ pub struct Config {
     /// time. A body that falls behind is answered 408.
     pub body_pace: BodyPace,
     pub engine: EngineChoice,
-    /// The keys each window of a served contract holds at most
-    /// (`--max-window-keys`); past it the least recently seen is dropped.
-    pub max_window_keys: usize,
+    /// The bounds on each window's state of a served contract
+    /// (`--max-window-keys`, `--max-window-bytes`, `--max-key-records`,
+    /// `--max-key-bytes`).
+    pub window_limits: runtime::window::WindowLimits,
     /// Reload when the folder changes (SIGHUP always reloads).
     pub watch: bool,
 }
@@ -71,7 +72,7 @@ impl Config {
             header_timeout: Duration::from_secs(10),
             body_pace: BodyPace::default(),
             engine: EngineChoice::Auto,
-            max_window_keys: runtime::engine::DEFAULT_MAX_WINDOW_KEYS,
+            window_limits: runtime::window::WindowLimits::DEFAULT,
             watch: true,
         }
     }

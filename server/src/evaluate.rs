@@ -8,8 +8,10 @@
 use std::sync::Arc;
 use std::time::Instant;
 
+use runtime::Contract;
 use runtime::budget::Limit;
-use runtime::contract_set::LineOutcome;
+use runtime::contract_set::{Line, LineOutcome};
+use runtime::signals::Entered;
 
 use crate::rules::RuleSet;
 
@@ -22,11 +24,38 @@ pub struct Answer {
     pub contract: Option<String>,
     /// The decision, when there was an evaluation.
     pub decision: Option<&'static str>,
+    /// Where its record entered windows.
+    pub entries: Entries,
 }
 
 impl Answer {
     fn error(status: u16, kind: &str, message: &str) -> Answer {
-        Answer { status, body: error_json(kind, message), contract: None, decision: None }
+        let body = error_json(kind, message);
+        Answer { status, body, contract: None, decision: None, entries: Entries::default() }
+    }
+}
+
+/// The records a job entered into windows, each with its contract: if the
+/// job's answer is never delivered (the client got 503 first), they are
+/// withdrawn, so that the request leaves no trace in window state and a
+/// client's retry is counted once (SIGNALS.md).
+#[derive(Debug, Default)]
+pub struct Entries(Vec<(Arc<Contract>, Entered)>);
+
+impl Entries {
+    fn add(&mut self, line: &Line<'_>) {
+        if let Some(contract) = line.contract
+            && !line.entered.is_empty()
+        {
+            self.0.push((contract.clone(), line.entered.clone()));
+        }
+    }
+
+    /// Withdraws every record: the answer was not delivered.
+    pub fn withdraw(&self) {
+        for (contract, entered) in &self.0 {
+            contract.withdraw(entered);
+        }
     }
 }
 
@@ -48,7 +77,10 @@ pub fn one(set: &RuleSet, body: &[u8], deadline: Instant) -> Answer {
         LineOutcome::UnknownContract => (404, None),
         LineOutcome::OutOfTime => (503, None),
     };
-    Answer { status, body: out, contract: line.contract.map(|c| c.name().to_string()), decision }
+    let mut entries = Entries::default();
+    entries.add(&line);
+    let contract = line.contract.map(|c| c.name().to_string());
+    Answer { status, body: out, contract, decision, entries }
 }
 
 /// NDJSON request lines evaluated as one job: their text back to back,
@@ -100,11 +132,22 @@ impl Batch {
     }
 }
 
-/// The result lines of a batch of NDJSON request lines, each ending in
-/// `\n`, and each line's `(contract, decision)` for the metrics.
-pub fn lines(set: &Arc<RuleSet>, batch: &Batch, deadline: Instant) -> (Vec<u8>, Vec<(String, &'static str)>) {
+/// The answer to a batch of NDJSON request lines.
+#[derive(Debug)]
+pub struct Lines {
+    /// The result lines, each ending in `\n`.
+    pub out: Vec<u8>,
+    /// Each line's `(contract, decision)`, for the metrics.
+    pub decisions: Vec<(String, &'static str)>,
+    /// Where the lines' records entered windows.
+    pub entries: Entries,
+}
+
+/// The result lines of a batch of NDJSON request lines.
+pub fn lines(set: &Arc<RuleSet>, batch: &Batch, deadline: Instant) -> Lines {
     let mut out = Vec::with_capacity(batch.len() * 256);
     let mut decisions = Vec::new();
+    let mut entries = Entries::default();
     for line in &batch.lines {
         let answer = match line {
             BatchLine::Request(range) => one(set, &batch.text[range.clone()], deadline),
@@ -116,11 +159,12 @@ pub fn lines(set: &Arc<RuleSet>, batch: &Batch, deadline: Instant) -> (Vec<u8>, 
         };
         out.extend_from_slice(&answer.body);
         out.push(b'\n');
+        entries.0.extend(answer.entries.0);
         if let (Some(contract), Some(decision)) = (answer.contract, answer.decision) {
             decisions.push((contract, decision));
         }
     }
-    (out, decisions)
+    Lines { out, decisions, entries }
 }
 
 #[cfg(test)]

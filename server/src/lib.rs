@@ -72,7 +72,7 @@ fn engine(config: &Config) -> runtime::Engine {
         .jit(jit)
         .native(Arc::new(backend::Jit::new()))
         .models(Arc::new(models::Tract::new()))
-        .max_window_keys(Some(config.max_window_keys))
+        .window_limits(config.window_limits)
         .build()
 }
 

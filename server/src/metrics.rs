@@ -56,8 +56,22 @@ pub struct Snapshot<'a> {
     pub batches_running: usize,
     /// `(contract, engine)`.
     pub engines: Vec<(&'a str, &'static str)>,
-    /// `(contract, keys held, keys evicted)` of contracts with windows.
-    pub windows: Vec<(&'a str, usize, u64)>,
+    /// Of each contract with windows, what its window state holds.
+    pub windows: Vec<WindowGauges<'a>>,
+}
+
+/// What one contract's window state holds and has dropped or turned away.
+#[derive(Debug)]
+pub struct WindowGauges<'a> {
+    pub contract: &'a str,
+    pub keys: usize,
+    /// Bytes held, as `--max-window-bytes` counts them.
+    pub bytes: usize,
+    /// Keys dropped past `--max-window-keys` or `--max-window-bytes`.
+    pub evicted: u64,
+    /// Records whose window read as `--max-key-records` or
+    /// `--max-key-bytes`.
+    pub full: u64,
 }
 
 impl Metrics {
@@ -178,23 +192,39 @@ impl Metrics {
                 escape(contract)
             );
         }
-        out.push_str(
-            "# HELP rulec_window_keys Keys held by a contract's windows.\n# TYPE rulec_window_keys gauge\n",
-        );
-        for (contract, keys, _) in &now.windows {
-            let _ = writeln!(out, "rulec_window_keys{{contract=\"{}\"}} {keys}", escape(contract));
-        }
-        out.push_str(
-            "# HELP rulec_window_evictions_total Keys dropped because a window held --max-window-keys.\n\
-             # TYPE rulec_window_evictions_total counter\n",
-        );
-        for (contract, _, evicted) in &now.windows {
-            let _ =
-                writeln!(out, "rulec_window_evictions_total{{contract=\"{}\"}} {evicted}", escape(contract));
+        let windows: [WindowMetric; 4] = [
+            ("rulec_window_keys", "gauge", "Keys held by a contract's windows.", |w| w.keys as u64),
+            (
+                "rulec_window_bytes",
+                "gauge",
+                "Bytes held by a contract's windows, as --max-window-bytes counts them.",
+                |w| w.bytes as u64,
+            ),
+            (
+                "rulec_window_evictions_total",
+                "counter",
+                "Keys dropped because a window held --max-window-keys or --max-window-bytes.",
+                |w| w.evicted,
+            ),
+            (
+                "rulec_window_full_total",
+                "counter",
+                "Records whose window read as an error because one key held --max-key-records or --max-key-bytes.",
+                |w| w.full,
+            ),
+        ];
+        for (name, kind, help, value) in windows {
+            let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} {kind}");
+            for gauges in &now.windows {
+                let _ = writeln!(out, "{name}{{contract=\"{}\"}} {}", escape(gauges.contract), value(gauges));
+            }
         }
         out
     }
 }
+
+/// One metric of window state: its name, type, help and value.
+type WindowMetric = (&'static str, &'static str, &'static str, fn(&WindowGauges<'_>) -> u64);
 
 /// A label value with `\`, `"` and newlines escaped.
 fn escape(value: &str) -> String {

@@ -95,9 +95,14 @@ async fn evaluate_batch(app: &App, set: &Arc<RuleSet>, batch: Batch) -> Result<V
         return Ok(Vec::new());
     }
     let set = set.clone();
-    let (out, decisions) = on_pool(app, move |deadline| evaluate::lines(&set, &batch, deadline)).await?;
-    count_decisions(app, &decisions);
-    Ok(out)
+    let lines = on_pool(
+        app,
+        move |deadline| evaluate::lines(&set, &batch, deadline),
+        |lines| lines.entries.withdraw(),
+    )
+    .await?;
+    count_decisions(app, &lines.decisions);
+    Ok(lines.out)
 }
 
 /// An `unavailable` error line for each of `lines` lines.

@@ -3,7 +3,9 @@
 //! keeps a contract's windows keeps their state, one that changes them
 //! starts them empty; past `--max-window-keys` a key is dropped and
 //! `/metrics` counts it; a batch of bare records enters them in input
-//! order.
+//! order; a record far in the future of one key changes no other key; a
+//! hot key reads as its bound, and the bytes bound drops keys, both
+//! counted; a request answered 503 leaves no trace.
 
 mod common;
 
@@ -31,9 +33,21 @@ fn write(dir: &Path, text: &str) {
 }
 
 fn server_for(text: &str, max_keys: usize) -> TestServer {
+    server_with(text, |config| config.window_limits.keys = Some(max_keys))
+}
+
+fn server_with(text: &str, adjust: impl FnOnce(&mut server::Config)) -> TestServer {
     let dir = tempfile::tempdir().expect("a folder");
     write(dir.path(), text);
-    TestServer::start_in(dir, |config| config.max_window_keys = max_keys)
+    TestServer::start_in(dir, adjust)
+}
+
+/// The value of metric `name` for the velocity contract.
+fn metric(server: &TestServer, name: &str) -> u64 {
+    let metrics = server.get("/metrics").text();
+    let prefix = format!("{name}{{contract=\"velocity\"}} ");
+    let line = metrics.lines().find_map(|line| line.strip_prefix(&prefix));
+    line.and_then(|value| value.parse().ok()).unwrap_or_else(|| panic!("no {name} in {metrics}"))
 }
 
 /// The count the server answers for `account` at second `second`.
@@ -130,4 +144,70 @@ fn a_batch_of_bare_records_enters_them_in_input_order() {
         // the 59 seconds before.
         assert_eq!(count, Some((i + 1).min(60)), "record {i}: {line}");
     }
+}
+
+#[test]
+fn a_record_far_in_the_future_of_one_key_changes_no_other() {
+    let server = server_for(&contract("1.0.0", "1h"), 1000);
+    assert_eq!(count(&server, "A", 0), 1);
+    assert_eq!(count(&server, "A", 1), 2);
+    let far = r#"{"input":{"at":"2262-04-11T23:47:16Z","account":"B"}}"#;
+    assert_eq!(server.post(far).status, 200);
+    assert_eq!(count(&server, "A", 2), 3, "A keeps its records");
+    assert_eq!(metric(&server, "rulec_window_keys"), 2);
+}
+
+#[test]
+fn a_hot_key_reads_as_its_bound_and_is_counted() {
+    let server = server_with(&contract("1.0.0", "1h"), |config| config.window_limits.key_records = Some(3));
+    for second in 0..3 {
+        assert_eq!(count(&server, "A", second), u64::from(second) + 1);
+    }
+    let answer = server.post(r#"{"input":{"at":"2026-01-01T10:00:03Z","account":"A"}}"#);
+    assert_eq!(answer.status, 200, "{}", answer.text());
+    let bound = "window recent is full for this key: one key holds at most 3 records";
+    assert!(answer.text().contains(bound), "{}", answer.text());
+    assert_eq!(count(&server, "B", 3), 1, "other keys are not held back");
+    assert_eq!(metric(&server, "rulec_window_full_total"), 1);
+}
+
+#[test]
+fn past_the_bytes_bound_keys_are_dropped_and_counted() {
+    let server = server_with(&contract("1.0.0", "1h"), |config| {
+        config.window_limits.bytes = Some(8192);
+        config.window_limits.key_bytes = Some(1024);
+    });
+    let long = "k".repeat(500);
+    for i in 0..100 {
+        assert_eq!(count(&server, &format!("{long}{i:03}"), 0), 1);
+    }
+    let bytes = metric(&server, "rulec_window_bytes");
+    assert!(bytes > 0 && bytes <= 8192, "{bytes} bytes held");
+    let keys = metric(&server, "rulec_window_keys");
+    assert_eq!(keys + metric(&server, "rulec_window_evictions_total"), 100);
+    assert!(keys < 20, "{keys} keys of over 500 bytes in 8 KiB");
+}
+
+#[test]
+fn a_request_answered_503_leaves_no_trace_in_the_windows() {
+    // A rule that takes seconds (every pair of 20,000 items) is stopped at
+    // the 100 ms evaluation timeout: 503, and its record is withdrawn.
+    let text = format!(
+        "{}  - id: slow\n    when: any(items, x => any(items, y => y == x + 1000000))\n    \
+         finding: {{ code: SLOW, severity: info, message: \"slow\" }}\n",
+        contract("1.0.0", "1h").replace("  account: string\n", "  account: string\n  items: list<int>\n")
+    );
+    let server = server_with(&text, |config| config.evaluation_timeout = Duration::from_millis(100));
+    let items: Vec<String> = (0..20_000).map(|i| i.to_string()).collect();
+    let slow =
+        format!(r#"{{"input":{{"at":"2026-01-01T10:00:00Z","account":"A","items":[{}]}}}}"#, items.join(","));
+    for _ in 0..3 {
+        let answer = server.post(&slow);
+        assert_eq!(answer.status, 503, "{}", answer.text());
+        assert_eq!(answer.header("retry-after"), Some("1"));
+    }
+    let quick = r#"{"input":{"at":"2026-01-01T10:00:01Z","account":"A","items":[]}}"#;
+    let answer = server.post(quick);
+    let result: serde_json::Value = serde_json::from_slice(&answer.body).expect("JSON");
+    assert_eq!(result["findings"][0]["message"], "1", "only the answered request counts: {}", answer.text());
 }

@@ -77,10 +77,13 @@ pub struct Args {
     /// `{"error":{"kind":"timeout",...}}`); default: no limit.
     #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u64).range(1..))]
     timeout_ms: Option<u64>,
+    #[command(flatten)]
+    windows: super::window_limits::WindowArgs,
 }
 
 pub fn run(args: Args) -> Outcome {
-    let engine = engine_with(args.engine, args.timeout_ms.map(std::time::Duration::from_millis));
+    let timeout = args.timeout_ms.map(std::time::Duration::from_millis);
+    let engine = engine_with(args.engine, timeout, args.windows.limits());
     let sources = targets::read(std::slice::from_ref(&args.target))?;
     let set = targets::load(&engine, &sources)?;
     targets::report_native_failures(&set);
@@ -109,11 +112,16 @@ pub fn run(args: Args) -> Outcome {
 /// The engine for a choice: the interpreter, or the JIT at load (`jit`) or
 /// once a contract is hot (`auto`); models are scored with tract.
 pub fn engine(choice: EngineChoice) -> Engine {
-    engine_with(choice, None)
+    engine_with(choice, None, runtime::window::WindowLimits::DEFAULT)
 }
 
-/// [`engine`], with a time limit on each evaluation.
-pub fn engine_with(choice: EngineChoice, timeout: Option<std::time::Duration>) -> Engine {
+/// [`engine`], with a time limit on each evaluation and bounds on window
+/// state.
+pub fn engine_with(
+    choice: EngineChoice,
+    timeout: Option<std::time::Duration>,
+    limits: runtime::window::WindowLimits,
+) -> Engine {
     let jit = match choice {
         EngineChoice::Interp => Jit::Off,
         EngineChoice::Jit => Jit::On,
@@ -124,6 +132,7 @@ pub fn engine_with(choice: EngineChoice, timeout: Option<std::time::Duration>) -
         .native(std::sync::Arc::new(backend::Jit::new()))
         .models(std::sync::Arc::new(models::Tract::new()))
         .timeout(timeout)
+        .window_limits(limits)
         .build()
 }
 

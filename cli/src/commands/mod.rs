@@ -9,6 +9,7 @@ pub mod eval;
 pub mod inspect;
 pub mod serve;
 pub mod test;
+pub mod window_limits;
 
 use std::path::Path;
 

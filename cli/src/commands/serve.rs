@@ -63,10 +63,8 @@ pub struct Args {
     min_body_rate: Option<u64>,
     #[arg(long, value_enum, default_value_t = EngineChoice::Auto)]
     engine: EngineChoice,
-    /// The keys each window of a contract holds at most; past it the
-    /// least recently seen key is dropped (counted in /metrics).
-    #[arg(long, value_name = "N", default_value_t = runtime::engine::DEFAULT_MAX_WINDOW_KEYS)]
-    max_window_keys: usize,
+    #[command(flatten)]
+    windows: super::window_limits::WindowArgs,
     /// Reload on SIGHUP only, not when the folder changes.
     #[arg(long)]
     no_watch: bool,
@@ -90,7 +88,7 @@ pub fn run(args: Args) -> Outcome {
     }
     config.max_body = args.max_body;
     config.max_batch_body = args.max_batch_body;
-    config.max_window_keys = args.max_window_keys.max(1);
+    config.window_limits = args.windows.limits();
     config.max_batches = args.max_batches.unwrap_or(config.workers).max(1);
     config.max_line = args.max_line.max(1);
     config.header_timeout = Duration::from_secs(args.header_timeout.max(1));

@@ -13,20 +13,33 @@ use super::{ContractSet, RouteError};
 use crate::budget::Limit;
 use crate::engine::{Contract, EvaluateError, Request};
 use crate::request::{Envelope, InvalidInput};
+use crate::signals::Entered;
 
 /// What became of one request line; its result line is in the caller's
 /// buffer.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Line<'s> {
     /// The contract the request reached, when it reached one.
     pub contract: Option<&'s Arc<Contract>>,
     pub outcome: LineOutcome,
+    /// Where the record entered the contract's windows: [`Line::withdraw`]
+    /// takes it out again if the result line never reaches whoever asked.
+    pub entered: Entered,
 }
 
 impl Line<'_> {
     /// Whether the request was evaluated (its line is a result).
     pub fn evaluated(&self) -> bool {
         matches!(self.outcome, LineOutcome::Evaluated(_))
+    }
+
+    /// Withdraws the record from the windows it entered: the line was not
+    /// delivered (SIGNALS.md: a request not answered with its result
+    /// leaves no trace in window state).
+    pub fn withdraw(&self) {
+        if let Some(contract) = self.contract {
+            contract.withdraw(&self.entered);
+        }
     }
 }
 
@@ -105,8 +118,9 @@ impl ContractSet {
             Ok(contract) => contract,
             Err(e) => return refused(&Refused::Route(e), None, out),
         };
-        let outcome = evaluate(contract, &envelope, limit, out);
-        Line { contract: Some(contract), outcome }
+        let mut entered = Entered::default();
+        let outcome = evaluate(contract, &envelope, limit, out, &mut entered);
+        Line { contract: Some(contract), outcome, entered }
     }
 }
 
@@ -114,7 +128,7 @@ impl ContractSet {
 /// contract is invalid input); `Contract::evaluate_json`.
 pub(crate) fn evaluate_alone(contract: &Contract, line: &[u8], out: &mut Vec<u8>) -> LineOutcome {
     match envelope(line) {
-        Ok(envelope) => evaluate(contract, &envelope, None, out),
+        Ok(envelope) => evaluate(contract, &envelope, None, out, &mut Entered::default()),
         Err(invalid) => refused(&Refused::Invalid(invalid), None, out).outcome,
     }
 }
@@ -132,7 +146,7 @@ fn envelope(line: &[u8]) -> Result<Envelope<'_>, InvalidInput> {
 
 fn refused<'s>(why: &Refused, contract: Option<&'s Arc<Contract>>, out: &mut Vec<u8>) -> Line<'s> {
     out.extend_from_slice(&why.to_json());
-    Line { contract, outcome: why.outcome() }
+    Line { contract, outcome: why.outcome(), entered: Entered::default() }
 }
 
 /// Validates, evaluates and writes a routed request.
@@ -141,6 +155,7 @@ fn evaluate(
     envelope: &Envelope<'_>,
     limit: Option<Limit>,
     out: &mut Vec<u8>,
+    entered: &mut Entered,
 ) -> LineOutcome {
     let mut request = match contract.request_from(envelope) {
         Ok(request) => request,
@@ -152,7 +167,7 @@ fn evaluate(
     if limit.is_some() {
         request.context.limit = limit;
     }
-    match contract.evaluate(&request) {
+    match contract.evaluate_entered(&request, entered) {
         Ok(result) => {
             result.write_json(out);
             LineOutcome::Evaluated(result.decision)

@@ -33,7 +33,10 @@ use crate::error::EvalError;
 use crate::host::HostFn;
 use crate::program::{NodeId, Program};
 use crate::value::Value;
-use crate::window::{Aggregated, Arg, ArgKind, Entering, Key, Observation, SharedWindowStore, WindowShape};
+use crate::window::{
+    Aggregated, Arg, ArgKind, Entering, Key, Observation, SharedWindowStore, Ticket, WindowLimits,
+    WindowShape,
+};
 
 pub use chunk::ChunkSignals;
 pub(crate) use chunk::WindowInputs;
@@ -152,14 +155,13 @@ pub struct WindowState {
 }
 
 impl WindowState {
-    /// Empty state for `program`'s windows, each holding at most
-    /// `max_keys` keys (least recently seen dropped past it).
-    pub fn new(program: &Program, max_keys: Option<usize>) -> Result<WindowState, String> {
+    /// Empty state for `program`'s windows, each within `limits`.
+    pub fn new(program: &Program, limits: WindowLimits) -> Result<WindowState, String> {
         let stores = program
             .windows
             .iter()
             .map(|w| {
-                SharedWindowStore::new(w.shape.clone(), max_keys)
+                SharedWindowStore::new(w.shape.clone(), limits)
                     .map_err(|e| format!("window `{}`: {e}", w.name))
             })
             .collect::<Result<_, _>>()?;
@@ -171,14 +173,52 @@ impl WindowState {
         self.stores.iter().map(SharedWindowStore::keys).sum()
     }
 
-    /// Keys dropped because a window held its most, over all windows.
+    /// Keys dropped because a window held its most keys or bytes, over all
+    /// windows.
     pub fn evicted(&self) -> u64 {
         self.stores.iter().map(SharedWindowStore::evicted).sum()
+    }
+
+    /// Records whose window read as a key's bound, over all windows.
+    pub fn full(&self) -> u64 {
+        self.stores.iter().map(SharedWindowStore::full).sum()
+    }
+
+    /// The bytes the keys' buffers hold, as the bound counts them, over
+    /// all windows.
+    pub fn records_bytes(&self) -> usize {
+        self.stores.iter().map(SharedWindowStore::records_bytes).sum()
     }
 
     /// An estimate of the memory the state holds.
     pub fn heap_bytes(&self) -> usize {
         self.stores.iter().map(SharedWindowStore::heap_bytes).sum()
+    }
+
+    /// Withdraws the records of `entered` (a request that was not
+    /// answered with its result), as if they had not come.
+    pub fn withdraw(&self, entered: &Entered) {
+        for &(window, ticket) in &entered.tickets {
+            if let Some(store) = self.stores.get(window) {
+                store.withdraw(ticket);
+            }
+        }
+    }
+}
+
+/// Where a request's record entered its windows, so that it can be
+/// withdrawn if the request is not answered with its result.
+#[derive(Clone, Debug, Default)]
+pub struct Entered {
+    /// Per window the record entered: the window's place and the record's
+    /// ticket.
+    tickets: Vec<(usize, Ticket)>,
+}
+
+impl Entered {
+    /// Whether the record entered no window.
+    pub fn is_empty(&self) -> bool {
+        self.tickets.is_empty()
     }
 }
 
@@ -194,11 +234,12 @@ pub struct Signals<'s> {
     scores: &'s [Result<f64, EvalError>],
 }
 
-/// The signals of one request, owned.
+/// The signals of one request, owned, and where its record entered.
 #[derive(Clone, Debug, Default)]
 pub struct RecordSignals {
     values: Vec<Result<Aggregate, EvalError>>,
     scores: Vec<Result<f64, EvalError>>,
+    pub entered: Entered,
 }
 
 /// An aggregate's value, by its type.
@@ -269,7 +310,8 @@ impl Signals<'_> {
 
 /// A request's signals: its window values, the record entered into
 /// `state` ([`observe`]; `None` for a contract without windows), then its
-/// scores ([`score`]).
+/// scores ([`score`]). When `budget` runs out on the way, the record is
+/// withdrawn from the windows it entered.
 pub fn of_record(
     program: &Program,
     hosts: &[HostFn],
@@ -282,13 +324,28 @@ pub fn of_record(
         Some(state) => observe(program, hosts, context, input, budget, state)?,
         None => RecordSignals::default(),
     };
-    signals.scores = score(program, hosts, context, &[(input, budget, signals.view())]);
-    Ok(signals)
+    if program.scores.is_empty() {
+        return Ok(signals);
+    }
+    let scored = budget.check().map(|()| score(program, hosts, context, &[(input, budget, signals.view())]));
+    match scored.and_then(|scores| budget.check().map(|()| scores)) {
+        Ok(scores) => {
+            signals.scores = scores;
+            Ok(signals)
+        }
+        Err(out) => {
+            if let Some(state) = state {
+                state.withdraw(&signals.entered);
+            }
+            Err(out)
+        }
+    }
 }
 
 /// Computes `input`'s window inputs with the interpreter, enters the
 /// record into the windows of `state` it is not late for, and returns
-/// its signals, without scores ([`score`]). Stops when `budget` runs out.
+/// its signals, without scores ([`score`]). Stops when `budget` runs out,
+/// the record withdrawn from the windows it entered.
 pub fn observe(
     program: &Program,
     hosts: &[HostFn],
@@ -297,13 +354,27 @@ pub fn observe(
     budget: &Budget,
     state: &WindowState,
 ) -> Result<RecordSignals, OutOfTime> {
-    let mut values = Vec::new();
-    for (plan, store) in program.windows.iter().zip(&state.stores) {
-        let inputs =
-            crate::interp::evaluate_nodes(program, hosts, context, input, NO_SIGNALS, budget, &plan.roots)?;
-        enter(plan, &mut &*store, &inputs, None, &mut Scratch::default(), &mut values);
+    let mut signals = RecordSignals::default();
+    for (window, (plan, store)) in program.windows.iter().zip(&state.stores).enumerate() {
+        let inputs = match crate::interp::evaluate_nodes(
+            program,
+            hosts,
+            context,
+            input,
+            NO_SIGNALS,
+            budget,
+            &plan.roots,
+        ) {
+            Ok(inputs) => inputs,
+            Err(out) => {
+                state.withdraw(&signals.entered);
+                return Err(out);
+            }
+        };
+        let ticket = enter(plan, &mut &*store, &inputs, None, &mut Scratch::default(), &mut signals.values);
+        signals.entered.tickets.extend(ticket.map(|ticket| (window, ticket)));
     }
-    Ok(RecordSignals { values, scores: Vec::new() })
+    Ok(signals)
 }
 
 /// Scratch space for entering records, reused from one to the next.
@@ -316,7 +387,7 @@ struct Scratch<'v> {
 /// Enters a record whose window inputs are `inputs` (the values of
 /// `plan.roots`) into `store` (`hash`: its key's hash in `store`, when
 /// known) and appends its aggregates, or the error reading each gives, to
-/// `values`.
+/// `values`; the record's ticket when it entered.
 fn enter<'v>(
     plan: &WindowPlan,
     store: &mut impl Entry,
@@ -324,26 +395,37 @@ fn enter<'v>(
     hash: Option<u64>,
     scratch: &mut Scratch<'v>,
     values: &mut Vec<Result<Aggregate, EvalError>>,
-) {
+) -> Option<Ticket> {
     let (key, time) = match window_inputs(plan, inputs, &mut scratch.args) {
         Ok(inputs) => inputs,
         Err(error) => {
             values.extend(plan.aggregates.iter().map(|_| Err(error.clone())));
-            return;
+            return None;
         }
     };
     let hash = hash.unwrap_or_else(|| store.hash(key));
     let aggregated = &mut scratch.aggregated;
+    let every = |values: &mut Vec<_>, error: EvalError| {
+        values.extend(plan.aggregates.iter().map(|_| Err(error.clone())))
+    };
+    let full = |bound: crate::window::Bound| EvalError::WindowFull {
+        window: plan.name.clone(),
+        bound: bound.to_string(),
+    };
     match store.observe_hashed(hash, key, time, &scratch.args, aggregated) {
-        Observation::Entered => {
+        Observation::Entered(ticket) => {
             values.extend(aggregated.drain(..).zip(&plan.aggregates).map(|(a, (_, ty))| value(a, *ty)));
+            return Some(ticket);
         }
-        Observation::Late => {
-            let late = EvalError::Late(plan.name.clone());
-            values.extend(plan.aggregates.iter().map(|_| Err(late.clone())));
+        Observation::Incomplete(ticket, bound) => {
+            every(values, full(bound));
+            return Some(ticket);
         }
+        Observation::Full(bound) => every(values, full(bound)),
+        Observation::Late => every(values, EvalError::Late(plan.name.clone())),
         Observation::Refused => values.extend(aggregated.drain(..).map(|a| value(a, TypeTable::INT))),
     }
+    None
 }
 
 /// Where a record enters a window: the shared store, locked for it alone

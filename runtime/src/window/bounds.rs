@@ -30,7 +30,7 @@ impl Bounds {
     /// `time`: `time + span + grace <= clock`. Such a record's time is at
     /// least `clock - grace`, so its window starts above `clock - grace -
     /// span`, at or above `time`. With `clock` a key's latest time this
-    /// prunes the key's records; with the watermark, it drops keys.
+    /// prunes the key's records.
     pub fn out_of_reach(self, time: i64, clock: i64) -> bool {
         i128::from(time) + self.span + self.grace <= i128::from(clock)
     }

@@ -8,7 +8,7 @@
 //! ```text
 //! key    := varint(0) i64                  an int key
 //!         | varint(len + 1) bytes          a string key
-//! record := varint(len of fields) time:i64 fields
+//! record := varint(len of fields) varint(number) time:i64 fields
 //! field  := i64                            int, timestamp, duration
 //!         | f64 bits                       float
 //!         | 16 bytes                       decimal (rust_decimal's serialize)
@@ -16,8 +16,10 @@
 //!         | varint(len) bytes              string
 //! ```
 //!
-//! A record has one field per aggregate that takes an argument, in the
-//! window's order (`count()` has none). Equal values have equal field
+//! A record's number counts the records its key entered before it, so
+//! that one record can be withdrawn (`WindowStore::withdraw`) whatever was
+//! pruned or withdrawn around it. A record has one field per aggregate
+//! that takes an argument, in the window's order (`count()` has none). Equal values have equal field
 //! bytes, which is what `distinct` compares.
 //!
 //! Decoding cannot fail on bytes this module wrote; were the bytes ever
@@ -49,11 +51,14 @@ impl<'a> From<Key<'a>> for KeyView<'a> {
 #[derive(Default, Debug)]
 pub(super) struct KeyRecords {
     bytes: Vec<u8>,
+    /// The records held.
+    count: usize,
 }
 
-/// One record as read back: its time and its fields.
+/// One record as read back: its number, its time and its fields.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Record<'a> {
+    pub number: u64,
     pub time: i64,
     pub fields: Fields<'a>,
 }
@@ -85,10 +90,18 @@ pub(super) enum Stored<'a> {
     Str(&'a [u8]),
 }
 
-/// The bytes a record takes: its header and its fields.
-pub(super) fn record_len(args: &[Arg<'_>]) -> usize {
+/// The bytes a record numbered `number` takes: its header and its fields.
+pub(super) fn record_len(number: u64, args: &[Arg<'_>]) -> usize {
     let fields = fields_len(args);
-    varint_len(fields as u64).saturating_add(8).saturating_add(fields)
+    (varint_len(fields as u64) + varint_len(number) + 8).saturating_add(fields)
+}
+
+/// The bytes a key takes at the start of its buffer.
+pub(super) fn key_len(key: KeyView<'_>) -> usize {
+    match key {
+        KeyView::Int(_) => 9,
+        KeyView::Str(text) => varint_len(text.len() as u64 + 1).saturating_add(text.len()),
+    }
 }
 
 fn fields_len(args: &[Arg<'_>]) -> usize {
@@ -115,13 +128,9 @@ impl KeyRecords {
     /// [`KeyRecords::new`] in the buffer of `spare` (a dropped key's), so
     /// that a key coming as another goes allocates nothing.
     pub fn reuse(spare: KeyRecords, key: KeyView<'_>, reserve: usize) -> KeyRecords {
-        let key_len = match key {
-            KeyView::Int(_) => 9,
-            KeyView::Str(text) => varint_len(text.len() as u64 + 1).saturating_add(text.len()),
-        };
         let mut bytes = spare.bytes;
         bytes.clear();
-        bytes.reserve_exact(key_len.saturating_add(reserve));
+        bytes.reserve_exact(key_len(key).saturating_add(reserve));
         match key {
             KeyView::Int(int) => {
                 write_varint(&mut bytes, 0);
@@ -132,7 +141,7 @@ impl KeyRecords {
                 bytes.extend_from_slice(text);
             }
         }
-        KeyRecords { bytes }
+        KeyRecords { bytes, count: 0 }
     }
 
     /// Asks the processor to fetch the start of the buffer (the key, the
@@ -159,42 +168,87 @@ impl KeyRecords {
         allocation_bytes(self.bytes.capacity())
     }
 
-    /// Appends a record: its time and one field per argument
+    /// The bytes the key and its records take, unrounded.
+    pub fn len(&self) -> usize {
+        self.bytes.len()
+    }
+
+    /// The records held.
+    pub fn count(&self) -> usize {
+        self.count
+    }
+
+    /// Appends record `number`: its time and one field per argument
     /// ([`Arg::None`] writes nothing).
-    pub fn push(&mut self, time: i64, args: &[Arg<'_>]) {
+    pub fn push(&mut self, number: u64, time: i64, args: &[Arg<'_>]) {
         let fields = fields_len(args);
-        self.bytes.reserve(record_len(args));
+        self.bytes.reserve(record_len(number, args));
         write_varint(&mut self.bytes, fields as u64);
+        write_varint(&mut self.bytes, number);
         self.bytes.extend_from_slice(&time.to_le_bytes());
         for arg in args {
             write_field(&mut self.bytes, arg);
         }
+        self.count += 1;
     }
 
     /// The records in the order they entered.
     pub fn iter(&self) -> Records<'_> {
-        let at = decode_key(&self.bytes).map_or(self.bytes.len(), |(_, at)| at);
-        Records { bytes: &self.bytes, at }
+        Records { bytes: &self.bytes, at: self.first_record() }
     }
 
     /// Removes the records whose time is `stale`, keeping the others in
-    /// their order; gives back memory when less than a quarter of a large
-    /// buffer is in use, so a key past a burst does not keep the burst's
-    /// block.
+    /// their order.
     pub fn prune(&mut self, stale: impl Fn(i64) -> bool) {
-        let mut read = decode_key(&self.bytes).map_or(self.bytes.len(), |(_, at)| at);
-        let mut write = read;
-        while let Some((time, _, end)) = record_header(&self.bytes, read) {
-            if !stale(time) {
-                self.bytes.copy_within(read..end, write);
-                write += end - read;
+        self.retain(|header| !stale(header.time));
+    }
+
+    /// The records and bytes (the key's included) that would stay if the
+    /// records whose time is `stale` were pruned.
+    pub fn live(&self, stale: impl Fn(i64) -> bool) -> (usize, usize) {
+        let first = self.first_record();
+        let (mut count, mut len, mut at) = (0, first, first);
+        while let Some(header) = record_header(&self.bytes, at) {
+            if !stale(header.time) {
+                count += 1;
+                len += header.end - at;
             }
-            read = end;
+            at = header.end;
+        }
+        (count, len)
+    }
+
+    /// Removes record `number`; whether it was held.
+    pub fn remove(&mut self, number: u64) -> bool {
+        let before = self.count;
+        self.retain(|header| header.number != number);
+        self.count < before
+    }
+
+    /// Keeps the records `keep` says to, in their order; gives back memory
+    /// when less than a quarter of a large buffer is in use, so a key past
+    /// a burst does not keep the burst's block.
+    fn retain(&mut self, keep: impl Fn(&Header) -> bool) {
+        let mut read = self.first_record();
+        let mut write = read;
+        let mut count = 0;
+        while let Some(header) = record_header(&self.bytes, read) {
+            if keep(&header) {
+                self.bytes.copy_within(read..header.end, write);
+                write += header.end - read;
+                count += 1;
+            }
+            read = header.end;
         }
         self.bytes.truncate(write);
+        self.count = count;
         if self.bytes.capacity() >= SHRINK_FROM && self.bytes.capacity() / 4 > self.bytes.len() {
             self.bytes.shrink_to(self.bytes.len() * 2);
         }
+    }
+
+    fn first_record(&self) -> usize {
+        decode_key(&self.bytes).map_or(self.bytes.len(), |(_, at)| at)
     }
 
     /// The bytes of the buffer, where [`Field::place`] points.
@@ -217,9 +271,9 @@ impl<'a> Iterator for Records<'a> {
     type Item = Record<'a>;
 
     fn next(&mut self) -> Option<Record<'a>> {
-        let (time, fields, end) = record_header(self.bytes, self.at)?;
+        let Header { number, time, fields, end } = record_header(self.bytes, self.at)?;
         self.at = end;
-        Some(Record { time, fields: Fields { bytes: self.bytes, at: fields, end } })
+        Some(Record { number, time, fields: Fields { bytes: self.bytes, at: fields, end } })
     }
 }
 
@@ -245,14 +299,23 @@ impl<'a> Fields<'a> {
     }
 }
 
-/// A record's time, where its fields start and where it ends, for the
-/// record at `at`.
-fn record_header(bytes: &[u8], at: usize) -> Option<(i64, usize, usize)> {
+/// A record's header: its number, its time, where its fields start and
+/// where it ends.
+struct Header {
+    number: u64,
+    time: i64,
+    fields: usize,
+    end: usize,
+}
+
+/// The header of the record at `at`.
+fn record_header(bytes: &[u8], at: usize) -> Option<Header> {
     let mut at = at;
     let fields = usize::try_from(read_varint(bytes, &mut at)?).ok()?;
+    let number = read_varint(bytes, &mut at)?;
     let time = i64::from_le_bytes(read_array(bytes, &mut at)?);
     let end = at.checked_add(fields).filter(|&end| end <= bytes.len())?;
-    Some((time, at, end))
+    Some(Header { number, time, fields: at, end })
 }
 
 /// The key at the start of a buffer and where its records start.
@@ -360,10 +423,10 @@ mod tests {
         let entered = [(i64::MIN, ""), (7, long.as_str()), (i64::MAX, "é")];
         for key in [KeyView::Int(i64::MIN), KeyView::Str(b""), KeyView::Str(long.as_bytes())] {
             let mut records = KeyRecords::new(key, 0);
-            for (time, text) in entered {
+            for (number, (time, text)) in entered.into_iter().enumerate() {
                 let args =
                     [Arg::None, Arg::Int(time), Arg::Decimal(decimal), Arg::Float(-0.5), Arg::Str(text)];
-                records.push(time, &[&args[..], &[Arg::Bool(true)]].concat());
+                records.push(number as u64 * 200, time, &[&args[..], &[Arg::Bool(true)]].concat());
             }
             assert_eq!(records.key(), Some(key));
             let all: Vec<_> = entered.iter().map(|&(time, text)| written(time, text, decimal)).collect();
@@ -371,6 +434,8 @@ mod tests {
             records.prune(|time| time == 7);
             assert_eq!(read_back(&records), [all[0].clone(), all[2].clone()]);
             assert_eq!(records.key(), Some(key));
+            assert!(!records.remove(200) && records.remove(0) && records.count() == 1);
+            assert_eq!(read_back(&records), [all[2].clone()]);
         }
     }
 
@@ -383,9 +448,9 @@ mod tests {
             assert_eq!(read_varint(&bytes, &mut 0), Some(n));
         }
         let args = [Arg::Str(&"y".repeat(200)), Arg::Int(1), Arg::None];
-        let mut records = KeyRecords::new(KeyView::Int(0), record_len(&args));
+        let mut records = KeyRecords::new(KeyView::Int(0), record_len(300, &args));
         let before = records.bytes.capacity();
-        records.push(3, &args);
+        records.push(300, 3, &args);
         assert_eq!(records.bytes.len(), before, "the first record fills the reserved block exactly");
         assert_eq!(read_varint(&[0x80; 20], &mut 0), None, "an unterminated varint stops");
     }
