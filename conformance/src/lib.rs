@@ -41,8 +41,14 @@ pub fn cases() -> Vec<PathBuf> {
 /// `test_score: (string) -> decimal` (the length in characters over ten)
 /// and `test_fail: (int) -> int` (always fails).
 pub fn engine(name: &str) -> Engine {
+    engine_within(name, runtime::window::WindowLimits::DEFAULT)
+}
+
+/// [`engine`] whose windows are bounded by `limits`.
+pub fn engine_within(name: &str, limits: runtime::window::WindowLimits) -> Engine {
     let jit = if name == "interp" { Jit::Off } else { Jit::On };
     Engine::builder()
+        .window_limits(limits)
         .jit(jit)
         .native(Arc::new(backend::Jit::with_verifier(true)))
         .models(Arc::new(models::Tract::new()))

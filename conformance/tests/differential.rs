@@ -17,5 +17,6 @@ fn interpreter_and_native_code_agree() {
     assert!(tally.native > 0, "native code never ran: {tally:?}");
     assert!(tally.windowed >= 10, "too few contracts with windows: {tally:?}");
     assert!(tally.late > 0, "no record read a window it was late for: {tally:?}");
+    assert!(tally.bounded > 0 && tally.full > 0, "no record read a window as its key's bound: {tally:?}");
     assert!(tally.modelled >= 10, "too few contracts with models: {tally:?}");
 }

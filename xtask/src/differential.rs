@@ -44,7 +44,7 @@ pub fn run(executions: u64, first_seed: u64) -> ExitCode {
         eprintln!("MISMATCH {mismatch}");
     }
     println!(
-        "differential: {} executions over {} contracts (seeds {first_seed}..{}), {} refused, {} finished in native code; {} executions over {} contracts with windows ({:.1}% of executions; {} late, {} in native code); {} executions over {} contracts with models; {} mismatches, {:.1}s",
+        "differential: {} executions over {} contracts (seeds {first_seed}..{}), {} refused, {} finished in native code; {} executions over {} contracts with windows ({:.1}% of executions; {} late, {} in native code; {} contracts under tight bounds, {} reads of a full key); {} executions over {} contracts with models; {} mismatches, {:.1}s",
         total.executions,
         total.contracts,
         first_seed + threads * per_thread,
@@ -55,6 +55,8 @@ pub fn run(executions: u64, first_seed: u64) -> ExitCode {
         100.0 * total.windowed_executions as f64 / total.executions.max(1) as f64,
         total.late,
         total.windowed_native,
+        total.bounded,
+        total.full,
         total.modelled_executions,
         total.modelled,
         total.mismatched,
