@@ -18,10 +18,13 @@
 //! tract: an engine is given a model runtime, as it is given the JIT.
 //! docs/MODELS.md says which models load and how to export them.
 
+mod cost;
 mod load;
 mod score;
 mod shape;
 pub mod testing;
+
+pub use cost::MAX_OPERATIONS_PER_ROW;
 
 use std::fmt;
 use std::sync::Arc;

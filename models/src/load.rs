@@ -18,7 +18,7 @@ use tract_onnx::pb::{GraphProto, ModelProto};
 use tract_onnx::prelude::*;
 
 use crate::TractModel;
-use crate::shape;
+use crate::{cost, shape};
 
 /// The name of the symbolic batch dimension, as messages show it.
 const BATCH: &str = "n";
@@ -33,13 +33,15 @@ pub(crate) fn load(onnx: &tract_onnx::Onnx, declared: &ir::Model) -> Result<Trac
     refuse_outputs_nothing_computes(graph)?;
     let model = onnx.model_for_proto_model(&proto).map_err(|e| format!("tract cannot read it: {e:#}"))?;
     let float = shape::check_input(&model, features)?;
-    let batch = model.symbols.sym(BATCH).to_dim();
+    let symbol = model.symbols.sym(BATCH);
+    let batch = symbol.to_dim();
     let rows = InferenceFact::dt_shape(float.datum_type(), tvec![batch.clone(), features.to_dim()]);
     let mut typed = model
         .with_input_fact(0, rows)
         .and_then(|model| model.into_typed())
         .map_err(|e| format!("it cannot take a batch of rows [n, {features}] (tract: {e:#})"))?;
     let reading = shape::choose_output(&typed, &batch, declared.output)?;
+    cost::check(&typed, &symbol)?;
     let chosen = typed.output_outlets().map_err(|e| e.to_string())?[reading.output];
     let plan = typed
         .select_output_outlets(&[chosen])

@@ -282,6 +282,19 @@ pub fn reshaped_to_one_row(weights: &[f32], bias: f32) -> Vec<u8> {
     graph.bytes()
 }
 
+/// Hostile: valid, but each row's features are broadcast to `[side, side,
+/// n, features]` (Expand) and averaged back to `[n]` (ReduceMean), so a row
+/// writes `side² · features` values.
+pub fn expanded(features: usize, side: i64) -> Vec<u8> {
+    let mut graph = Graph::default();
+    graph.input("x", DataType::Float, &[Dim::Batch, Dim::Fixed(features as i64)]);
+    graph.int64s("shape", &[side, side, 1, 1]);
+    graph.node("Expand", &["x", "shape"], &["wide"], vec![]);
+    graph.node("ReduceMean", &["wide"], &["value"], vec![ints("axes", &[0, 1, 3]), int("keepdims", 0)]);
+    graph.output("value", DataType::Float, &[Dim::Batch]);
+    graph.bytes()
+}
+
 /// Broken: one output for the whole batch, the sum of every row's
 /// features (ReduceSum over both axes, `[1, 1]`).
 pub fn batch_total(features: usize) -> Vec<u8> {

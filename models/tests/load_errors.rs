@@ -61,7 +61,17 @@ fn cases() -> Vec<Case> {
         case("external weights", testing::external_weights(4), 4, Probability),
         case("output nothing computes", testing::dangling_output(4), 4, Probability),
         case("f64 gemm", testing::gemm(Float::F64, &[1.0, 2.0], 0.5), 2, Value),
+        case("a row that costs too much", testing::expanded(4, 4000), 4, Value),
     ]
+}
+
+#[test]
+fn the_cost_bound_lets_a_cheap_expansion_load() {
+    // 4 · 10² values a row: loads, and scores each row's mean.
+    let model = testing::declaration("wide", testing::expanded(4, 10), 4, Value);
+    let loaded = Tract::new().load_model(&model).expect("a cheap model loads");
+    let scores = runtime::model::LoadedModel::score(&loaded, &[1.0, 2.0, 3.0, 6.0], 1).expect("scored");
+    assert_eq!(scores, [3.0]);
 }
 
 #[test]
