@@ -20,8 +20,9 @@ use crate::codes;
 use crate::diagnostic::Diagnostic;
 use crate::source::{Span, Spanned};
 
-/// The largest model file a contract may name.
-const MAX_MODEL_BYTES: u64 = 256 << 20;
+/// The largest model file a contract may name: the largest a bundle can
+/// hold (whether it fits with the rest is checked on the sealed bundle).
+const MAX_MODEL_BYTES: u64 = ir::bundle::MAX_MODEL_BYTES as u64;
 
 impl Checker<'_> {
     /// Registers the windows' names (their contents are checked in
@@ -518,12 +519,20 @@ fn read_resolved(path: &Path) -> Result<Vec<u8>, String> {
     let meta = file.metadata().map_err(|e| e.to_string())?;
     regular(&meta)?;
     if meta.len() > MAX_MODEL_BYTES {
-        return Err(format!("it is {} bytes; the limit is {MAX_MODEL_BYTES}", meta.len()));
+        return Err(too_large(&meta.len().to_string()));
     }
     let mut bytes = Vec::new();
     file.take(MAX_MODEL_BYTES + 1).read_to_end(&mut bytes).map_err(|e| e.to_string())?;
     if bytes.len() as u64 > MAX_MODEL_BYTES {
-        return Err(format!("it is larger than {MAX_MODEL_BYTES} bytes"));
+        return Err(too_large(&format!("over {MAX_MODEL_BYTES}")));
     }
     Ok(bytes)
+}
+
+/// A model file of `size` bytes is too large for a bundle.
+fn too_large(size: &str) -> String {
+    format!(
+        "it is {size} bytes; the limit is {MAX_MODEL_BYTES}, as its base64 in the bundle (a third larger) must fit the {}-byte limit of a bundle",
+        ir::bundle::MAX_BUNDLE_BYTES
+    )
 }
