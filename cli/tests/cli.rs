@@ -3,11 +3,13 @@
 //! A case file holds one step per line: `rulec` arguments (optionally
 //! ending in `< FILE` to feed stdin), or a `%` line that prepares or shows
 //! a file (`% truncate FILE BYTES`, `% replace FILE FROM TO`, `% show
-//! FILE`). `$TMP` is a fresh folder per case. The snapshot records each
-//! step's exit code, stdout and stderr, with `$TMP` filtered out, and the
-//! full-precision floats of `--explain`'s lets and signals cut to five
-//! significant digits ([`coarse_floats`]): a model's f32 kernels differ by
-//! CPU (AVX-512 or not) in the last bits of a score.
+//! FILE`, `% copy FROM TO`, `% symlink TARGET LINK`, `% sparse FILE
+//! BYTES`: a file of zeros that takes no disk). `$TMP` is a fresh folder
+//! per case; other relative paths are from the workspace root. The
+//! snapshot records each step's exit code, stdout and stderr, with `$TMP`
+//! filtered out, and the full-precision floats of `--explain`'s lets and
+//! signals cut to five significant digits ([`coarse_floats`]): a model's
+//! f32 scores differ in their last bits by CPU and from run to run.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -103,6 +105,18 @@ fn prepare(words: &[&str]) -> String {
             let text = std::fs::read_to_string(file).unwrap();
             assert!(text.contains(from), "`{from}` is in {file}");
             std::fs::write(file, text.replacen(from, to, 1)).unwrap();
+        }
+        ["copy", from, to] => {
+            std::fs::create_dir_all(Path::new(to).parent().unwrap()).unwrap();
+            std::fs::copy(workspace_root().join(from), to).unwrap();
+        }
+        ["symlink", target, link] => {
+            std::fs::create_dir_all(Path::new(link).parent().unwrap()).unwrap();
+            std::os::unix::fs::symlink(target, link).unwrap();
+        }
+        ["sparse", file, bytes] => {
+            std::fs::create_dir_all(Path::new(file).parent().unwrap()).unwrap();
+            std::fs::File::create(file).unwrap().set_len(bytes.parse().unwrap()).unwrap();
         }
         other => panic!("unknown step {other:?}"),
     }

@@ -67,6 +67,8 @@ codes! {
         "Keys of mappings are names or values, never lists or mappings.";
     FILE_TOO_LARGE = "E0008", "file too large",
         "The contract file is larger than rulec reads (64 MiB).";
+    BUNDLE_TOO_LARGE = "E0009", "bundle too large",
+        "The bundle the contract compiles to would be larger than a bundle loads (256 MiB). Model files take most of a large bundle: each is held in it as base64, a third larger than the file.";
     WRONG_SHAPE = "E0100", "wrong kind of YAML value",
         "A section expects a mapping, a list or a single value and got another kind.";
     UNKNOWN_KEY = "E0101", "unknown key",

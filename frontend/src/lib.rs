@@ -81,6 +81,12 @@ pub fn compile_file(name: &str, source: &str) -> Compiled {
 
 /// [`compile_file`], reading model files relative to `folder`.
 pub fn compile_in(folder: &std::path::Path, name: &str, source: &str) -> Compiled {
+    compile_limited(folder, name, source, ir::bundle::MAX_BUNDLE_BYTES)
+}
+
+/// [`compile_in`], refusing a bundle whose file would be larger than
+/// `max_bundle_bytes` (a parameter so that tests need no large model).
+fn compile_limited(folder: &std::path::Path, name: &str, source: &str, max_bundle_bytes: usize) -> Compiled {
     let file = SourceFile::new(name, source);
     let mut items = Vec::new();
     let ast = parse(&file, &mut items);
@@ -100,12 +106,82 @@ pub fn compile_in(folder: &std::path::Path, name: &str, source: &str) -> Compile
             None
         }
     });
+    let bundle = bundle.filter(|bundle| match too_large(bundle, ast.as_ref(), max_bundle_bytes) {
+        Some(diagnostic) => {
+            items.push(diagnostic);
+            false
+        }
+        None => true,
+    });
     sort(&mut items);
     Compiled { bundle, ast, diagnostics: Diagnostics { file, items } }
+}
+
+/// The error for a bundle whose file would be larger than `limit`, which
+/// every loader refuses: located at the first model's file, whose base64
+/// is most of a large bundle, else at the start of the contract.
+fn too_large(bundle: &Bundle, ast: Option<&ast::Contract>, limit: usize) -> Option<Diagnostic> {
+    let size = bundle.json_len();
+    if size <= limit {
+        return None;
+    }
+    let model = ast.and_then(|ast| ast.models.iter().find_map(|m| m.onnx.as_ref()));
+    let (span, label) = match model {
+        Some(path) => (path.span, "a model file is held in the bundle as base64, a third larger"),
+        None => (Span::at(0), "this contract"),
+    };
+    Some(
+        Diagnostic::error(
+            codes::BUNDLE_TOO_LARGE,
+            span,
+            format!("the bundle would be {size} bytes; the limit is {limit}"),
+        )
+        .label(label)
+        .with_help("a bundle over the limit does not load: use smaller model files"),
+    )
 }
 
 /// Orders diagnostics by position, errors and warnings mixed, keeping
 /// the order of those at the same place.
 fn sort(items: &mut [Diagnostic]) {
     items.sort_by_key(|d| (d.span().start, d.span().end));
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+
+    /// A contract with a model, and the size of its bundle's file.
+    fn velocity() -> (&'static Path, String, usize) {
+        let folder = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/ok"));
+        let source = std::fs::read_to_string(folder.join("velocity_windows.yaml")).unwrap();
+        let bundle = compile_in(folder, "velocity_windows.yaml", &source).bundle.expect("it compiles");
+        assert_eq!(bundle.json_len(), bundle.to_json().len(), "json_len counts the file's bytes");
+        (folder, source, bundle.json_len())
+    }
+
+    #[test]
+    fn a_bundle_over_the_limit_is_refused_at_its_model() {
+        let (folder, source, size) = velocity();
+        let compiled = compile_limited(folder, "velocity_windows.yaml", &source, size - 1);
+        assert!(compiled.bundle.is_none());
+        let shown = compiled.diagnostics.render(false);
+        assert!(
+            shown.contains(&format!(
+                "error[E0009]: the bundle would be {size} bytes; the limit is {}",
+                size - 1
+            )),
+            "{shown}"
+        );
+        assert!(shown.contains("onnx: models/placeholder.onnx"), "located at the model file: {shown}");
+    }
+
+    #[test]
+    fn a_bundle_at_the_limit_compiles() {
+        let (folder, source, size) = velocity();
+        let compiled = compile_limited(folder, "velocity_windows.yaml", &source, size);
+        assert!(compiled.bundle.is_some(), "{}", compiled.diagnostics.render(false));
+    }
 }

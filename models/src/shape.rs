@@ -1,6 +1,6 @@
 //! What a model must look like to load, and which of its outputs is read.
 //!
-//! The input: exactly one, a float tensor (f32 or f64) of rank 2 whose
+//! The input: exactly one, a float tensor (float or double) of rank 2 whose
 //! second dimension is the declared number of features; its first (the
 //! batch) may be symbolic, 1 or any number, since the model is prepared
 //! for a symbolic batch `n` anyway (`load.rs`).
@@ -72,7 +72,7 @@ pub(crate) fn check_input(model: &InferenceModel, features: usize) -> Result<Flo
     let float = match fact.datum_type.concretize() {
         None => return Err(format!("its input `{name}` declares no type; {}", wanted())),
         Some(datum_type) => Float::of(datum_type).ok_or_else(|| {
-            format!("its input `{name}` is {}; {} (f32 or f64)", type_name(datum_type), wanted())
+            format!("its input `{name}` is {}; {} (float or double)", type_name(datum_type), wanted())
         })?,
     };
     let dims: Option<Vec<Option<TDim>>> =
@@ -153,7 +153,7 @@ where
     model.outlet_label(outlet).unwrap_or(&model.node(outlet.node).name).to_string()
 }
 
-/// `f32 [n, 3]`.
+/// `float [n, 3]`.
 fn fact_text(fact: &TypedFact) -> String {
     format!("{} {}", type_name(fact.datum_type), shape_text(fact.shape.iter()))
 }
@@ -169,7 +169,25 @@ fn declared_text<'d>(dims: impl IntoIterator<Item = &'d Option<TDim>>) -> String
     shape_text(dims.into_iter().map(|d| d.as_ref().map_or("?".to_string(), TDim::to_string)))
 }
 
-/// `f32`, `i64`, `string`.
+/// A tensor's element type as ONNX names it (`float`, `double`,
+/// `int64`, `string`), not as tract does: tract types int64 tensors that
+/// may hold sizes as `TDim`, which the file declares `int64`.
 fn type_name(datum_type: DatumType) -> String {
-    format!("{datum_type:?}").to_lowercase()
+    let onnx = match datum_type {
+        DatumType::F16 => "float16",
+        DatumType::F32 => "float",
+        DatumType::F64 => "double",
+        DatumType::I8 => "int8",
+        DatumType::I16 => "int16",
+        DatumType::I32 => "int32",
+        DatumType::I64 | DatumType::TDim => "int64",
+        DatumType::U8 => "uint8",
+        DatumType::U16 => "uint16",
+        DatumType::U32 => "uint32",
+        DatumType::U64 => "uint64",
+        DatumType::Bool => "bool",
+        DatumType::String => "string",
+        other => return format!("{other:?}").to_lowercase(),
+    };
+    onnx.to_string()
 }

@@ -254,6 +254,17 @@ pub fn int64_input(features: usize) -> Vec<u8> {
     graph.bytes()
 }
 
+/// Broken: [`logistic`]'s logit cast to an int64 `[n, 1]` output
+/// `class` (a model that gives a label, not a score).
+pub fn int64_output(weights: &[f32], bias: f32) -> Vec<u8> {
+    let mut graph = Graph::default();
+    graph.input("x", DataType::Float, &[Dim::Batch, Dim::Fixed(width(weights))]);
+    let z = logit(&mut graph, "x", weights, bias);
+    graph.node("Cast", &[&z], &["class"], vec![int("to", DataType::Int64 as i64)]);
+    graph.output("class", DataType::Int64, &[Dim::Batch, Dim::Fixed(1)]);
+    graph.bytes()
+}
+
 /// Broken for `probability`: three classes, a softmax over `features`
 /// inputs times `weights` (`features` rows of three), output `[n, 3]`.
 pub fn three_classes(weights: &[[f32; 3]]) -> Vec<u8> {

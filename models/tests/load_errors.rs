@@ -34,6 +34,7 @@ fn cases() -> Vec<Case> {
         case("wrong feature width", logistic.clone(), 3, Probability),
         case("two inputs", testing::two_inputs(4), 4, Value),
         case("int64 input", testing::int64_input(4), 4, Probability),
+        case("int64 output", testing::int64_output(&WEIGHTS, 0.1), 4, Value),
         case(
             "input of rank 1",
             testing::logistic_with_input(&[Dim::Fixed(4)], &WEIGHTS, 0.1),

@@ -8,7 +8,7 @@
 //! model that fits is the runtime's to check when it loads the bundle.
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use ir::{
     AggregateKind, Builtin, ExprId, ExprKind as Ir, ModelId, ModelOutput, TypeId, TypeTable as T, WindowId,
@@ -20,8 +20,9 @@ use crate::codes;
 use crate::diagnostic::Diagnostic;
 use crate::source::{Span, Spanned};
 
-/// The largest model file a contract may name.
-const MAX_MODEL_BYTES: u64 = 256 << 20;
+/// The largest model file a contract may name: the largest a bundle can
+/// hold (whether it fits with the rest is checked on the sealed bundle).
+const MAX_MODEL_BYTES: u64 = ir::bundle::MAX_MODEL_BYTES as u64;
 
 impl Checker<'_> {
     /// Registers the windows' names (their contents are checked in
@@ -112,20 +113,21 @@ impl Checker<'_> {
     }
 
     /// The bytes of a model file: a relative path inside the contract's
-    /// folder (no `..`, not absolute), a regular file of at most
-    /// [`MAX_MODEL_BYTES`].
+    /// folder (no `..`, not absolute, no link out of it), a regular file
+    /// of at most [`MAX_MODEL_BYTES`].
     fn model_file(&mut self, path: &Spanned<String>) -> Option<Vec<u8>> {
         match read_model(&self.folder, &path.value) {
             Ok(bytes) => Some(bytes),
             Err(reason) => {
+                let (message, label) = if path.value.is_empty() {
+                    (reason, "expected the path of an .onnx file")
+                } else {
+                    (format!("cannot read the model file `{}`: {reason}", path.value), "this file")
+                };
                 self.error(
-                    Diagnostic::error(
-                        codes::BAD_MODEL,
-                        path.span,
-                        format!("cannot read the model file `{}`: {reason}", path.value),
-                    )
-                    .label("this file")
-                    .with_help("the path is relative to the contract file, inside its folder"),
+                    Diagnostic::error(codes::BAD_MODEL, path.span, message)
+                        .label(label)
+                        .with_help("the path is relative to the contract file, inside its folder"),
                 );
                 None
             }
@@ -457,10 +459,13 @@ impl Checker<'_> {
     }
 }
 
-/// Reads model file `path` under `folder`, refusing paths that leave it
-/// and files that are not regular or too large.
+/// Reads model file `path` under `folder`, refusing an empty path, paths
+/// that leave the folder (lexically, or through a symbolic link) and files
+/// that are not regular or too large.
 fn read_model(folder: &Path, path: &str) -> Result<Vec<u8>, String> {
-    use std::io::Read as _;
+    if path.is_empty() {
+        return Err("the model path is empty".into());
+    }
     let relative = Path::new(path);
     let inside = relative
         .components()
@@ -468,19 +473,66 @@ fn read_model(folder: &Path, path: &str) -> Result<Vec<u8>, String> {
     if !inside {
         return Err("the path must be relative and stay inside the contract's folder".into());
     }
-    let full = folder.join(relative);
-    let meta = std::fs::metadata(&full).map_err(|e| e.to_string())?;
-    if !meta.is_file() {
-        return Err("it is not a regular file".into());
+    let resolved = resolve_inside(folder, relative)?;
+    read_resolved(&resolved)
+}
+
+/// `relative` under `folder` with every symbolic link followed, if it
+/// stays inside `folder` (itself resolved): a link may point anywhere
+/// inside the folder, never out of it.
+fn resolve_inside(folder: &Path, relative: &Path) -> Result<PathBuf, String> {
+    let folder = if folder.as_os_str().is_empty() { Path::new(".") } else { folder };
+    let root = folder.canonicalize().map_err(|e| format!("cannot resolve the contract's folder: {e}"))?;
+    let resolved = folder.join(relative).canonicalize().map_err(|e| e.to_string())?;
+    if resolved.starts_with(&root) { Ok(resolved) } else { Err(link_outside(folder, relative, &root)) }
+}
+
+/// Why `relative` resolves outside `root`: the first link on its way that
+/// leads out, and what it points to (never what the file holds).
+fn link_outside(folder: &Path, relative: &Path, root: &Path) -> String {
+    let mut prefix = PathBuf::new();
+    for component in relative.components() {
+        prefix.push(component);
+        let on_disk = folder.join(&prefix);
+        let leaves = on_disk.canonicalize().is_ok_and(|target| !target.starts_with(root));
+        if let (true, Ok(target)) = (leaves, std::fs::read_link(&on_disk)) {
+            return format!(
+                "`{}` is a symbolic link to `{}`, outside the contract's folder",
+                prefix.display(),
+                target.display()
+            );
+        }
     }
+    "it resolves, through a symbolic link, to a file outside the contract's folder".into()
+}
+
+/// Reads the resolved (link-free) path `path`, the path checked: its
+/// type is checked before it is opened (a FIFO would block the open) and
+/// again, with its size, on the open file.
+fn read_resolved(path: &Path) -> Result<Vec<u8>, String> {
+    use std::io::Read as _;
+    let regular = |meta: &std::fs::Metadata| {
+        if meta.is_file() { Ok(()) } else { Err("it is not a regular file".to_string()) }
+    };
+    regular(&std::fs::metadata(path).map_err(|e| e.to_string())?)?;
+    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    let meta = file.metadata().map_err(|e| e.to_string())?;
+    regular(&meta)?;
     if meta.len() > MAX_MODEL_BYTES {
-        return Err(format!("it is {} bytes; the limit is {MAX_MODEL_BYTES}", meta.len()));
+        return Err(too_large(&meta.len().to_string()));
     }
     let mut bytes = Vec::new();
-    let file = std::fs::File::open(&full).map_err(|e| e.to_string())?;
     file.take(MAX_MODEL_BYTES + 1).read_to_end(&mut bytes).map_err(|e| e.to_string())?;
     if bytes.len() as u64 > MAX_MODEL_BYTES {
-        return Err(format!("it is larger than {MAX_MODEL_BYTES} bytes"));
+        return Err(too_large(&format!("over {MAX_MODEL_BYTES}")));
     }
     Ok(bytes)
+}
+
+/// A model file of `size` bytes is too large for a bundle.
+fn too_large(size: &str) -> String {
+    format!(
+        "it is {size} bytes; the limit is {MAX_MODEL_BYTES}, as its base64 in the bundle (a third larger) must fit the {}-byte limit of a bundle",
+        ir::bundle::MAX_BUNDLE_BYTES
+    )
 }

@@ -28,8 +28,14 @@ pub const FORMAT: &str = "rulec.bundle";
 pub const FORMAT_VERSION: u32 = 1;
 /// The compiler that writes bundles, recorded in each one.
 pub const COMPILER: &str = concat!("rulec ", env!("CARGO_PKG_VERSION"));
-/// Bundles larger than this are refused before parsing.
+/// Bundles larger than this are refused before parsing, and the compiler
+/// writes none larger: the one limit of a bundle's size.
 pub const MAX_BUNDLE_BYTES: usize = 256 << 20;
+/// The largest model file a bundle can hold: its base64 (four bytes for
+/// three) alone fills [`MAX_BUNDLE_BYTES`]. The compiler refuses a larger
+/// file before reading it; whether a smaller one fits with the rest is
+/// [`Bundle::json_len`] against the limit.
+pub const MAX_MODEL_BYTES: usize = MAX_BUNDLE_BYTES / 4 * 3;
 
 /// A verified contract with its content hash, ready for any engine.
 #[derive(Clone, Debug)]
@@ -111,6 +117,15 @@ impl Bundle {
         bytes
     }
 
+    /// The length of [`Bundle::to_json`], counted without keeping the
+    /// bytes.
+    pub fn json_len(&self) -> usize {
+        let doc = document(&self.contract, &self.compiler, self.hash.clone());
+        let mut counter = Counter(0);
+        serde_json::to_writer_pretty(&mut counter, &doc).unwrap_or_default();
+        counter.0 + 1
+    }
+
     pub fn contract(&self) -> &Contract {
         &self.contract
     }
@@ -128,6 +143,20 @@ impl Bundle {
     /// The compiler that wrote the bundle, e.g. `rulec 0.1.0`.
     pub fn compiler(&self) -> &str {
         &self.compiler
+    }
+}
+
+/// A writer that counts the bytes written to it.
+struct Counter(usize);
+
+impl std::io::Write for Counter {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0 += bytes.len();
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
     }
 }
 

@@ -282,27 +282,35 @@ fn same_length(a: usize, b: usize, what: &str) -> EvalResult<()> {
     }
 }
 
+/// The sum of `terms` from `+0.0`: `Iterator::sum` of floats starts from
+/// `-0.0`, which made `dot([], [])` and `l2([], [])` `-0`.
+fn sum(terms: impl Iterator<Item = f64>) -> f64 {
+    terms.fold(0.0, |total, term| total + term)
+}
+
 /// The dot product.
 pub fn dot(a: &[f64], b: &[f64]) -> EvalResult<f64> {
     same_length(a.len(), b.len(), "dot")?;
-    finite(a.iter().zip(b).map(|(x, y)| x * y).sum(), "dot product")
+    finite(sum(a.iter().zip(b).map(|(x, y)| x * y)), "dot product")
 }
 
-/// The cosine similarity; a zero vector has none.
+/// The cosine similarity; a zero vector has none. Rounding can take the
+/// quotient a unit past ±1 (`cosine(x, x)` gave `1.0000000000000002`):
+/// it is clamped to [-1, 1].
 pub fn cosine(a: &[f64], b: &[f64]) -> EvalResult<f64> {
     same_length(a.len(), b.len(), "cosine")?;
-    let norm = |v: &[f64]| v.iter().map(|x| x * x).sum::<f64>().sqrt();
+    let norm = |v: &[f64]| sum(v.iter().map(|x| x * x)).sqrt();
     let (na, nb) = (norm(a), norm(b));
     if na == 0.0 || nb == 0.0 {
         return Err(EvalError::Argument("`cosine` of a zero vector".into()));
     }
-    finite(dot(a, b)? / (na * nb), "cosine")
+    finite(dot(a, b)? / (na * nb), "cosine").map(|c| c.clamp(-1.0, 1.0))
 }
 
 /// The Euclidean distance.
 pub fn l2(a: &[f64], b: &[f64]) -> EvalResult<f64> {
     same_length(a.len(), b.len(), "l2")?;
-    finite(a.iter().zip(b).map(|(x, y)| (x - y) * (x - y)).sum::<f64>().sqrt(), "l2 distance")
+    finite(sum(a.iter().zip(b).map(|(x, y)| (x - y) * (x - y))).sqrt(), "l2 distance")
 }
 
 #[cfg(test)]
@@ -363,5 +371,43 @@ mod tests {
         assert_eq!(dot(&[1.0, 2.0], &[3.0, 4.0]), Ok(11.0));
         assert_eq!(l2(&[0.0, 0.0], &[3.0, 4.0]), Ok(5.0));
         assert!(cosine(&[0.0], &[1.0]).is_err() && dot(&[1.0], &[]).is_err());
+    }
+
+    /// Empty vectors: a sum of nothing is `+0`, never `-0`.
+    #[test]
+    fn empty_vectors_give_positive_zero() {
+        for value in [dot(&[], &[]), l2(&[], &[])] {
+            let value = value.unwrap();
+            assert!(value == 0.0 && value.is_sign_positive(), "{value:?}");
+        }
+    }
+
+    /// Vectors whose cosine with themselves rounded past 1 unclamped
+    /// (`1.0000000000000002`).
+    #[test]
+    fn cosine_of_a_vector_with_itself_is_one() {
+        for x in [vec![0.1, 0.7], vec![1.0, 1.0, 1.0], vec![0.1, 0.7, 3.0, 1e-3], vec![0.7, 0.7, 0.7]] {
+            let negated: Vec<f64> = x.iter().map(|v| -v).collect();
+            assert_eq!(cosine(&x, &x), Ok(1.0), "{x:?}");
+            assert_eq!(cosine(&x, &negated), Ok(-1.0), "{x:?}");
+        }
+    }
+
+    proptest::proptest! {
+        /// Rounding never takes a cosine out of [-1, 1], of any vectors
+        /// and of a vector with itself or a multiple of it.
+        #[test]
+        fn cosine_stays_within_one(
+            pairs in proptest::collection::vec((-1e6f64..1e6, -1e6f64..1e6), 1..24),
+            scale in -1e3f64..1e3,
+        ) {
+            let (a, b): (Vec<f64>, Vec<f64>) = pairs.into_iter().unzip();
+            let scaled: Vec<f64> = a.iter().map(|x| x * scale).collect();
+            for (x, y) in [(&a, &b), (&a, &a), (&a, &scaled)] {
+                if let Ok(c) = cosine(x, y) {
+                    proptest::prop_assert!((-1.0..=1.0).contains(&c), "{c} for {x:?} and {y:?}");
+                }
+            }
+        }
     }
 }
