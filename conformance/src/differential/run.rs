@@ -143,7 +143,8 @@ fn compile(seed: u64, models: &Path, tally: &mut Tally) -> Option<ir::Bundle> {
 /// shard and evicts its least recently seen key the same way on every
 /// path (with several shards, which key goes depends on each store's
 /// hasher).
-const TIGHT: WindowLimits = WindowLimits { keys: None, bytes: Some(1200), key_records: Some(5), key_bytes: Some(400) };
+const TIGHT: WindowLimits =
+    WindowLimits { keys: None, bytes: Some(1200), key_records: Some(5), key_bytes: Some(400) };
 
 /// The engines a run compares.
 struct Engines {

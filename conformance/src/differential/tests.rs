@@ -94,6 +94,9 @@ fn a_stream_is_mostly_in_event_time_order_with_late_records_and_several_keys() {
     }
     assert!(late * 20 >= records && late * 4 <= records, "{late} of {records} records before the latest");
     assert!(invalid > 0 && invalid * 10 <= records, "{invalid} of {records} records invalid");
-    assert!(far_future > 0 && far_future * 20 <= records, "{far_future} of {records} records far in the future");
+    assert!(
+        far_future > 0 && far_future * 20 <= records,
+        "{far_future} of {records} records far in the future"
+    );
     assert!(keys.len() >= 3, "keys {keys:?}");
 }

@@ -294,17 +294,22 @@ pub fn dot(a: &[f64], b: &[f64]) -> EvalResult<f64> {
     finite(sum(a.iter().zip(b).map(|(x, y)| x * y)), "dot product")
 }
 
-/// The cosine similarity; a zero vector has none. Rounding can take the
-/// quotient a unit past ±1 (`cosine(x, x)` gave `1.0000000000000002`):
-/// it is clamped to [-1, 1].
+/// The cosine similarity; a zero vector has none. The denominator is
+/// `sqrt(|a|² · |b|²)`, one rounding, so that `cosine(x, x)` is exactly 1
+/// (`x · x` is `|x|²` summed in the same order, and `sqrt(s · s)` is `s`
+/// for every `s` whose square neither overflows nor underflows; past
+/// those, `|a| · |b|`). Rounding can still take a quotient a unit past ±1,
+/// so it is clamped to [-1, 1].
 pub fn cosine(a: &[f64], b: &[f64]) -> EvalResult<f64> {
     same_length(a.len(), b.len(), "cosine")?;
-    let norm = |v: &[f64]| sum(v.iter().map(|x| x * x)).sqrt();
-    let (na, nb) = (norm(a), norm(b));
-    if na == 0.0 || nb == 0.0 {
+    let square = |v: &[f64]| sum(v.iter().map(|x| x * x));
+    let (sa, sb) = (square(a), square(b));
+    if sa == 0.0 || sb == 0.0 {
         return Err(EvalError::Argument("`cosine` of a zero vector".into()));
     }
-    finite(dot(a, b)? / (na * nb), "cosine").map(|c| c.clamp(-1.0, 1.0))
+    let product = sa * sb;
+    let norms = if product.is_normal() { product.sqrt() } else { sa.sqrt() * sb.sqrt() };
+    finite(dot(a, b)? / norms, "cosine").map(|c| c.clamp(-1.0, 1.0))
 }
 
 /// The Euclidean distance.
@@ -383,10 +388,12 @@ mod tests {
     }
 
     /// Vectors whose cosine with themselves rounded past 1 unclamped
-    /// (`1.0000000000000002`).
+    /// (`1.0000000000000002`) or below it (`[1, 2]`: `0.9999999999999998`
+    /// with `|a| · |b|` as the denominator).
     #[test]
     fn cosine_of_a_vector_with_itself_is_one() {
-        for x in [vec![0.1, 0.7], vec![1.0, 1.0, 1.0], vec![0.1, 0.7, 3.0, 1e-3], vec![0.7, 0.7, 0.7]] {
+        let vectors = [vec![0.1, 0.7], vec![1.0, 1.0, 1.0], vec![0.1, 0.7, 3.0, 1e-3], vec![0.7, 0.7, 0.7]];
+        for x in vectors.into_iter().chain([vec![1.0, 2.0], vec![1e150, 1e150]]) {
             let negated: Vec<f64> = x.iter().map(|v| -v).collect();
             assert_eq!(cosine(&x, &x), Ok(1.0), "{x:?}");
             assert_eq!(cosine(&x, &negated), Ok(-1.0), "{x:?}");
@@ -402,6 +409,9 @@ mod tests {
             scale in -1e3f64..1e3,
         ) {
             let (a, b): (Vec<f64>, Vec<f64>) = pairs.into_iter().unzip();
+            if a.iter().any(|x| *x != 0.0) {
+                proptest::prop_assert_eq!(cosine(&a, &a), Ok(1.0), "{:?}", a);
+            }
             let scaled: Vec<f64> = a.iter().map(|x| x * scale).collect();
             for (x, y) in [(&a, &b), (&a, &a), (&a, &scaled)] {
                 if let Ok(c) = cosine(x, y) {
