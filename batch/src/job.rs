@@ -207,7 +207,7 @@ impl Job {
                     continue;
                 }
                 match std::str::from_utf8(line) {
-                    Ok(text) => records.parse_row(&self.contract, row, text.trim_end()),
+                    Ok(text) => records.parse_row(self.contract.program(), row, text.trim_end()),
                     Err(e) => records
                         .set_problem(row, InvalidInput::one("", format!("the record is not UTF-8: {e}"))),
                 }
@@ -278,7 +278,7 @@ impl Job {
         if self.contract.has_signals() {
             return self.signalled_rows(count, read, kept, pieces);
         }
-        let mut records = Records::new(&self.contract, WINDOW.min(count));
+        let mut records = Records::new(self.contract.program(), WINDOW.min(count));
         self.windows(count, kept, pieces, &mut |start, len, sink| {
             records.reset(len);
             read(&mut records, start, len);
@@ -297,7 +297,7 @@ impl Job {
         kept: KeptOutput<impl Fn(usize, &mut Vec<u8>), impl Fn(usize, usize) -> Vec<ArrayRef>>,
         pieces: Pieces<'_>,
     ) -> Result<(), String> {
-        let mut records = Records::new(&self.contract, count);
+        let mut records = Records::new(self.contract.program(), count);
         read(&mut records, 0, count);
         let signals = self.contract.chunk_signals(&records, &self.context, |enter| match pieces.turn {
             Some(turn) => turn.run(enter),

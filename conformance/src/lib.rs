@@ -230,9 +230,9 @@ pub fn evaluate_together(contract: &Contract, lines: &[String]) -> Vec<Vec<u8>> 
         }
     }
     for (context, run) in &runs {
-        let mut records = runtime::records::Records::new(contract, run.len());
+        let mut records = runtime::records::Records::new(contract.program(), run.len());
         for (row, (_, input)) in run.iter().enumerate() {
-            records.parse_row(contract, row, input);
+            records.parse_row(contract.program(), row, input);
         }
         let mut sink = batch::output::ndjson::NdjsonRows::new(runtime::result::Parts::ALL, run.len());
         sink.window(run.len(), None);

@@ -222,8 +222,6 @@ impl fmt::Display for EvaluateError {
 
 impl std::error::Error for EvaluateError {}
 
-static NEXT_CONTRACT_ID: AtomicU64 = AtomicU64::new(1);
-
 impl Engine {
     pub fn builder() -> EngineBuilder {
         EngineBuilder::default()
@@ -273,10 +271,8 @@ impl Engine {
             // contract adopts its previous revision's (`adopt_windows`).
             WindowState::new(&program, self.window_limits).map_err(|message| LoadError { message })?;
         }
-        let id = NEXT_CONTRACT_ID.fetch_add(1, Ordering::Relaxed);
         let compiler = if self.jit == Jit::Off { None } else { self.native.clone() };
         let contract = Arc::new_cyclic(|me| Contract {
-            id,
             hash: bundle.hash().to_string(),
             program,
             hosts,
@@ -351,7 +347,6 @@ pub enum NativeStatus {
 /// A loaded contract, ready to evaluate requests from any thread.
 #[derive(Debug)]
 pub struct Contract {
-    id: u64,
     hash: String,
     program: Program,
     hosts: Vec<HostFn>,
@@ -386,7 +381,7 @@ pub struct Request<'r> {
 impl<'r> Request<'r> {
     /// A request from an already resolved context and validated input.
     pub fn new(contract: &Contract, context: Context, input: Input<'r>) -> Request<'r> {
-        Request { contract_id: contract.id, context, input }
+        Request { contract_id: contract.id(), context, input }
     }
 }
 
@@ -402,7 +397,7 @@ impl Contract {
     /// This loaded contract's identity (records and requests laid out
     /// for it carry it).
     pub(crate) fn id(&self) -> u64 {
-        self.id
+        self.program.id
     }
 
     /// The bundle's content hash.
@@ -444,7 +439,7 @@ impl Contract {
             return Err(InvalidInput::one("input", "missing"));
         };
         let input = Input::parse(&self.program, input.get())?;
-        Ok(Request { contract_id: self.id, context, input })
+        Ok(Request { contract_id: self.id(), context, input })
     }
 
     /// Validates a bare input record (batch evaluation) on `channel`.
@@ -455,7 +450,7 @@ impl Contract {
     ) -> Result<Request<'r>, InvalidInput> {
         let context = self.context(channel, None, None)?;
         let input = Input::parse(&self.program, input)?;
-        Ok(Request { contract_id: self.id, context, input })
+        Ok(Request { contract_id: self.id(), context, input })
     }
 
     /// Resolves a request's channel, component and time.
@@ -515,7 +510,7 @@ impl Contract {
     }
 
     fn check_request(&self, request: &Request<'_>) -> Result<(), EvaluateError> {
-        if request.contract_id == self.id {
+        if request.contract_id == self.id() {
             Ok(())
         } else {
             Err(EvaluateError::WrongContract { expected: self.name().to_string() })
@@ -576,7 +571,7 @@ impl Contract {
         context: &Context,
         sink: &mut dyn ResultSink<'c>,
     ) -> Result<(), EvaluateError> {
-        if !records.is_for(self) {
+        if !records.is_for(&self.program) {
             return Err(EvaluateError::WrongContract { expected: self.name().to_string() });
         }
         if let Some(evaluation) =
@@ -622,7 +617,7 @@ impl Contract {
         context: &Context,
         ordered: impl FnOnce(&mut dyn FnMut()),
     ) -> ChunkSignals {
-        if !records.is_for(self) {
+        if !records.is_for(&self.program) {
             ordered(&mut || {});
             return ChunkSignals::skipped(records.len());
         }
@@ -666,7 +661,7 @@ impl Contract {
         sink: &mut dyn RowSink<'c>,
     ) -> usize {
         let rows = rows.start.min(records.len())..rows.end.min(records.len());
-        if !records.is_for(self) {
+        if !records.is_for(&self.program) {
             let wrong = EvaluateError::WrongContract { expected: self.name().to_string() };
             rows.clone().for_each(|_| sink.failed(&wrong));
             return rows.len();

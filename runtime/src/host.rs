@@ -13,9 +13,6 @@ use std::sync::Arc;
 use ir::{TypeId, TypeKind, TypeTable};
 use rust_decimal::Decimal;
 
-use crate::error::EvalError;
-use crate::value::Value;
-
 /// A value passed to or returned by a host function.
 #[derive(Clone, PartialEq, Debug)]
 pub enum HostValue {
@@ -171,16 +168,6 @@ fn value_has_type(value: &HostValue, ty: &HostType) -> bool {
         (HostValue::Float(f), HostType::Float) => f.is_finite(),
         (HostValue::List(items), HostType::List(inner)) => items.iter().all(|i| value_has_type(i, inner)),
         _ => false,
-    }
-}
-
-/// Calls `host` with `args`: both engines go through here, so a host
-/// function's result, and its failure as an evaluation error, are the same
-/// from the interpreter and from native code.
-pub(crate) fn call_host(host: &HostFn, args: &[HostValue]) -> Result<Value<'static>, EvalError> {
-    match host.call(args) {
-        Ok(result) => Ok(crate::semantics::from_host(result)),
-        Err(message) => Err(EvalError::Host { name: host.name.clone(), message }),
     }
 }
 

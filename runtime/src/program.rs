@@ -329,6 +329,9 @@ pub struct Program {
     /// Per effect: the addition `combine: sum` uses on its type
     /// (`BinaryOp::add_for`; read under that policy only).
     pub effect_adds: Vec<BinaryOp>,
+    /// Unique among the programs of the process: records and requests laid
+    /// out for this program carry it.
+    pub id: u64,
     /// Per window: its roots and where its aggregates are in a record's
     /// signals (`crate::signals`).
     pub windows: Vec<crate::signals::WindowPlan>,
@@ -346,6 +349,9 @@ pub struct Program {
     /// Owns what constant slots point at.
     _constants: Store<'static>,
 }
+
+/// The next [`Program::id`].
+static NEXT_PROGRAM: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
 impl Program {
     /// Prepares a verified contract; fails only on a regex the engine
@@ -401,6 +407,7 @@ impl Program {
         let code = crate::interp::Code::new(&contract, &nodes);
         let windows = crate::signals::WindowPlan::of(&contract);
         Ok(Program {
+            id: NEXT_PROGRAM.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             contract,
             layouts,
             nodes,

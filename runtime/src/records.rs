@@ -12,13 +12,14 @@
 use rust_decimal::Decimal;
 
 use crate::data::{RecordRef, Slot, Store};
-use crate::engine::Contract;
+use crate::program::Program;
 use crate::request::{Input, InvalidInput};
 
 /// `rows` input records of one contract, each `width` slots.
 #[derive(Debug)]
 pub struct Records<'r> {
-    contract_id: u64,
+    /// The id of the program the records are laid out for.
+    program: u64,
     width: usize,
     rows: usize,
     slots: Vec<Slot>,
@@ -28,11 +29,12 @@ pub struct Records<'r> {
 }
 
 impl<'r> Records<'r> {
-    /// `rows` empty (all absent) records for `contract`.
-    pub fn new(contract: &Contract, rows: usize) -> Records<'r> {
-        let width = contract.program().input_width();
+    /// `rows` empty (all absent) records for `program` (a contract's:
+    /// `Contract::program`).
+    pub fn new(program: &Program, rows: usize) -> Records<'r> {
+        let width = program.input_width();
         Records {
-            contract_id: contract.id(),
+            program: program.id,
             width,
             rows,
             slots: vec![Slot::ABSENT; width * rows],
@@ -60,9 +62,9 @@ impl<'r> Records<'r> {
         self.rows == 0
     }
 
-    /// Whether these records were laid out for `contract`.
-    pub fn is_for(&self, contract: &Contract) -> bool {
-        self.contract_id == contract.id()
+    /// Whether these records were laid out for `program`.
+    pub fn is_for(&self, program: &Program) -> bool {
+        self.program == program.id
     }
 
     /// Every row's slots, to fill: row `i` is item `i`.
@@ -72,9 +74,9 @@ impl<'r> Records<'r> {
 
     /// Reads row `row` from an input record's JSON text (validated as a
     /// request's input is); an invalid record is kept as its problem.
-    pub fn parse_row(&mut self, contract: &Contract, row: usize, text: &'r str) {
+    pub fn parse_row(&mut self, program: &Program, row: usize, text: &'r str) {
         let slots = &mut self.slots[row * self.width..(row + 1) * self.width];
-        if let Err(problem) = Input::parse_into(contract.program(), text, slots, &mut self.store) {
+        if let Err(problem) = Input::parse_into(program, text, slots, &mut self.store) {
             self.problems[row] = Some(problem);
         }
     }

@@ -11,8 +11,9 @@ use ir::{Builtin, ExprId, ExprKind, TypeId};
 use rust_decimal::Decimal;
 
 use crate::data::{Slot, pack_decimal, unpack_decimal};
-use crate::host::{HostFn, HostValue, call_host};
+use crate::host::{HostFn, HostValue};
 use crate::program::Program;
+use crate::semantics::call_host;
 use crate::semantics::decimal::Midpoint;
 use crate::semantics::{self, ops};
 use crate::value::Value;

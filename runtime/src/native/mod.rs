@@ -20,7 +20,8 @@
 //! - `finish.rs`: [`finish`] gives the result in the state area to a
 //!   [`crate::result::ResultSink`], with the same rules and renderers as
 //!   the interpreter;
-//! - `words.rs`: the word codec (a value as two words and back).
+//! - `words.rs`: the word codec (a value as two words and back);
+//!   `arena.rs`: the [`Arena`] of computed strings and lists it writes to.
 //!
 //! Generated code handles the error-free path only: on any evaluation
 //! error (and on anything it was not built to handle) it returns
@@ -28,6 +29,7 @@
 //! engines agree by construction wherever native code gives up, and by
 //! differential testing everywhere else.
 
+mod arena;
 mod finish;
 mod helpers;
 mod run;
@@ -41,9 +43,10 @@ use crate::data::Slot;
 use crate::host::HostFn;
 use crate::program::Program;
 
+pub use arena::Arena;
 pub use finish::finish;
 pub use helpers::{EQ_FAILED, HELPERS, Helper, Helpers, StrOp};
-pub use run::{Arena, RecordRun, run, run_records};
+pub use run::{RecordRun, run, run_records};
 pub use words::{decimal_words, is_record, scalar_tag};
 
 /// Native code finished; the results are in the state area.

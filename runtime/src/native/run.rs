@@ -1,4 +1,4 @@
-//! Running native code: the per-thread scratch (state area, [`Arena`],
+//! Running native code: the per-thread scratch (state area, arena,
 //! statuses), the context of a call, one request ([`run`]) and the batch
 //! entry over many records ([`run_records`]).
 
@@ -10,42 +10,10 @@ use crate::program::Program;
 use crate::result::ResultSink;
 use crate::semantics::ops;
 
+use super::arena::Arena;
 use super::finish::finish;
 use super::helpers::HELPERS;
 use super::{NativeCtx, NativeProgram, NativeRun, OK, POW10, SKIP};
-
-/// Strings and lists computed during one evaluation (by `lower`, `+`,
-/// `string(x)`, list literals), which generated code refers to by address.
-/// Each is boxed, so it stays put until the arena is cleared before the
-/// next evaluation on the thread.
-#[derive(Debug, Default)]
-pub struct Arena {
-    strings: Vec<Box<str>>,
-    lists: Vec<Box<[Slot]>>,
-}
-
-impl Arena {
-    pub(super) fn clear(&mut self) {
-        self.strings.clear();
-        self.lists.clear();
-    }
-
-    /// A copy of `text` that lives until the arena is cleared, as words.
-    pub(super) fn string(&mut self, text: &str) -> (u64, u64) {
-        let boxed: Box<str> = text.into();
-        let words = (boxed.as_ptr() as u64, boxed.len() as u64);
-        self.strings.push(boxed);
-        words
-    }
-
-    /// `n` absent slots that live until the arena is cleared.
-    pub(super) fn slots(&mut self, n: usize) -> *mut Slot {
-        let mut boxed = vec![Slot::ABSENT; n.max(1)].into_boxed_slice();
-        let at = boxed.as_mut_ptr();
-        self.lists.push(boxed);
-        at
-    }
-}
 
 /// The time native code reads: the request's, else the clock's when the
 /// code reads it at all.

@@ -9,7 +9,7 @@ use crate::layout::Shape;
 use crate::program::Program;
 use crate::value::Value;
 
-use super::run::Arena;
+use super::arena::Arena;
 
 /// A value of type `ty` from the two words native code keeps it in.
 pub(super) fn word_value<'a>(program: &'a Program, ty: TypeId, a: u64, b: u64) -> Value<'a> {

@@ -28,7 +28,7 @@ use ir::{BinaryOp, Builtin, Combine, TypeId, TypeKind, TypeTable, UnaryOp};
 use rust_decimal::Decimal;
 
 use crate::error::EvalError;
-use crate::host::HostValue;
+use crate::host::{HostFn, HostValue};
 use crate::result::Owned;
 use crate::value::{Schema, Value, list_element, read, render};
 use decimal::Midpoint;
@@ -327,6 +327,16 @@ fn host_value(value: Owned) -> HostValue {
         Owned::Duration(d) => HostValue::Duration(d),
         Owned::List(items) => HostValue::List(items.into_iter().map(host_value).collect()),
         Owned::Record(_) => HostValue::Bool(false),
+    }
+}
+
+/// Calls `host` with `args`: both engines go through here, so a host
+/// function's result, and its failure as an evaluation error, are the same
+/// from the interpreter and from native code.
+pub(crate) fn call_host(host: &HostFn, args: &[HostValue]) -> Result<Value<'static>, EvalError> {
+    match host.call(args) {
+        Ok(result) => Ok(from_host(result)),
+        Err(message) => Err(EvalError::Host { name: host.name.clone(), message }),
     }
 }
 
