@@ -1057,12 +1057,6 @@ impl Contract {
         Ok(())
     }
 
-    /// JSON request bytes to JSON result bytes (or the error line): the
-    /// contract set's line path, without routing (`contract_set::line`).
-    pub fn evaluate_json(&self, text: &str, out: &mut Vec<u8>) {
-        crate::contract_set::line::evaluate_alone(self, text.as_bytes(), out);
-    }
-
     /// The channel called `name`, if declared.
     pub fn channel(&self, name: &str) -> Option<ChannelId> {
         self.program.contract.channel_by_name(name)

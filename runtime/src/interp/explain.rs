@@ -12,7 +12,7 @@ use crate::data::RecordRef;
 use crate::host::HostFn;
 use crate::program::Program;
 use crate::result::{Evaluation, RuleTrace};
-use crate::signals::Signals;
+use crate::signals::values::Signals;
 
 /// Evaluates and also traces each rule for `--explain`.
 pub fn explain<'p>(

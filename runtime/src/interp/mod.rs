@@ -35,7 +35,7 @@ use crate::host::HostFn;
 use crate::program::{NodeId, Program};
 use crate::result::{EffectResult, ErrorEntry, Evaluation, Outcomes};
 use crate::semantics::{self, ops};
-use crate::signals::Signals;
+use crate::signals::values::Signals;
 use crate::value::{Schema, Value, render, render_template};
 
 /// Evaluates a request's input, whose window values are `signals`, and

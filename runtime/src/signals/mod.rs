@@ -23,73 +23,26 @@
 //! row the same whatever else is in its batch: `crate::model`).
 
 mod chunk;
+pub mod values;
 
 use ir::{TypeId, TypeTable};
 
 use crate::budget::{Budget, OutOfTime};
 use crate::context::Context;
-use crate::data::{RecordRef, Slot};
+use crate::data::RecordRef;
 use crate::error::EvalError;
 use crate::host::HostFn;
 use crate::program::{NodeId, Program};
 use crate::value::Value;
 use crate::window::{
     Aggregated, Arg, ArgKind, Entering, Key, Observation, SharedWindowStore, Ticket, WindowLimits,
-    WindowShape,
 };
 
+pub use crate::program::plans::{ScorePlan, WindowPlan};
 pub use chunk::ChunkSignals;
 pub(crate) use chunk::WindowInputs;
-
-/// How a program computes one window: its roots, and where its aggregates
-/// sit among all of the contract's ([`Signals`]).
-#[derive(Clone, Debug)]
-pub struct WindowPlan {
-    pub name: String,
-    /// Per aggregate: its argument's kind (`ArgKind::None` for `count()`)
-    /// and the aggregate's type.
-    pub aggregates: Vec<(ArgKind, TypeId)>,
-    /// The index of its first aggregate in a record's [`Signals`].
-    pub first: usize,
-    pub shape: WindowShape,
-    /// The nodes a record's window inputs are computed from, in the order
-    /// `window_inputs` reads them: the key, the time, then each argument.
-    pub roots: Vec<NodeId>,
-}
-
-impl WindowPlan {
-    /// The plans of a contract's windows, in declaration order.
-    pub fn of(contract: &ir::Contract) -> Vec<WindowPlan> {
-        let mut first = 0;
-        contract
-            .windows
-            .iter()
-            .map(|w| {
-                let aggregates: Vec<(ArgKind, TypeId)> = w
-                    .aggregates
-                    .iter()
-                    .map(|a| {
-                        (a.arg.map_or(ArgKind::None, |arg| arg_kind(contract, contract.expr(arg).ty)), a.ty)
-                    })
-                    .collect();
-                let shape = WindowShape {
-                    span: w.span,
-                    grace: w.grace,
-                    aggregates: w
-                        .aggregates
-                        .iter()
-                        .zip(&aggregates)
-                        .map(|(a, (kind, _))| (a.kind, *kind))
-                        .collect(),
-                };
-                let roots = ir::verify::window_roots(w).map(|id| id.0).collect();
-                let plan = WindowPlan { name: w.name.clone(), aggregates, first, shape, roots };
-                first += w.aggregates.len();
-                plan
-            })
-            .collect()
-    }
-}
+use values::Aggregate;
+pub use values::{Entered, NO_SIGNALS, RecordSignals, Signals};
 
 /// What a contract's windows compute, as text: each window's key, time,
 /// span, grace and aggregates, and every let they read, directly or not.
@@ -130,21 +83,6 @@ pub fn window_signature(contract: &ir::Contract) -> String {
         let _ = writeln!(out, "let {} = {}", spec.name, ir::print::expr(contract, spec.value));
     }
     out
-}
-
-/// The kind of an aggregate argument of type `ty` (the verifier allows
-/// only these).
-fn arg_kind(contract: &ir::Contract, ty: TypeId) -> ArgKind {
-    match ty {
-        TypeTable::INT => ArgKind::Int,
-        TypeTable::DECIMAL => ArgKind::Decimal,
-        TypeTable::FLOAT => ArgKind::Float,
-        TypeTable::TIMESTAMP => ArgKind::Timestamp,
-        TypeTable::DURATION => ArgKind::Duration,
-        TypeTable::BOOL => ArgKind::Bool,
-        _ if contract.types.is_stringy(ty) => ArgKind::Str,
-        _ => ArgKind::None,
-    }
 }
 
 /// A contract's window state: one store per window, shared by every
@@ -203,108 +141,6 @@ impl WindowState {
                 store.withdraw(ticket);
             }
         }
-    }
-}
-
-/// Where a request's record entered its windows, so that it can be
-/// withdrawn if the request is not answered with its result.
-#[derive(Clone, Debug, Default)]
-pub struct Entered {
-    /// Per window the record entered: the window's place and the record's
-    /// ticket.
-    tickets: Vec<(usize, Ticket)>,
-}
-
-impl Entered {
-    /// Whether the record entered no window.
-    pub fn is_empty(&self) -> bool {
-        self.tickets.is_empty()
-    }
-}
-
-/// One record's signals as the rules read them ([`RecordSignals`] of one
-/// request, a row of [`ChunkSignals`]): per aggregate of every window, in
-/// declaration order, its value or the error reading it gives; per score
-/// site, once computed ahead, its score.
-#[derive(Clone, Copy, Debug)]
-pub struct Signals<'s> {
-    values: &'s [Result<Aggregate, EvalError>],
-    /// Per score site ([`Program::scores`]); empty when none was computed
-    /// ahead.
-    scores: &'s [Result<f64, EvalError>],
-}
-
-/// The signals of one request, owned, and where its record entered.
-#[derive(Clone, Debug, Default)]
-pub struct RecordSignals {
-    values: Vec<Result<Aggregate, EvalError>>,
-    scores: Vec<Result<f64, EvalError>>,
-    pub entered: Entered,
-}
-
-/// An aggregate's value, by its type.
-#[derive(Clone, Copy, Debug)]
-enum Aggregate {
-    Int(i64),
-    Timestamp(i64),
-    Duration(i64),
-    Decimal(rust_decimal::Decimal),
-    Float(f64),
-}
-
-/// The signals of a contract without windows or scores: reading any is
-/// an error.
-pub const NO_SIGNALS: Signals<'static> = Signals { values: &[], scores: &[] };
-
-impl RecordSignals {
-    pub fn view(&self) -> Signals<'_> {
-        Signals { values: &self.values, scores: &self.scores }
-    }
-}
-
-impl Signals<'_> {
-    /// Aggregate `index` (a window's `first` plus the aggregate's position).
-    pub fn aggregate(&self, index: usize) -> Result<Value<'static>, EvalError> {
-        match self.values.get(index) {
-            Some(Ok(aggregate)) => Ok(match *aggregate {
-                Aggregate::Int(i) => Value::Int(i),
-                Aggregate::Timestamp(t) => Value::Timestamp(t),
-                Aggregate::Duration(d) => Value::Duration(d),
-                Aggregate::Decimal(d) => Value::Decimal(d),
-                Aggregate::Float(f) => Value::Float(f),
-            }),
-            Some(Err(error)) => Err(error.clone()),
-            None => Err(EvalError::Argument("a window was not computed for this record".into())),
-        }
-    }
-
-    /// The signals as native code reads them ([`crate::native::NativeCtx`]),
-    /// appended to `out`: every aggregate, then every score, one slot
-    /// each; absent where reading it is an error, which native code
-    /// leaves to the interpreter.
-    pub fn slots_into(&self, out: &mut Vec<Slot>) {
-        out.extend(self.values.iter().map(|value| match value {
-            Ok(Aggregate::Int(i)) => Slot::int(*i),
-            Ok(Aggregate::Timestamp(t)) => Slot::timestamp(*t),
-            Ok(Aggregate::Duration(d)) => Slot::duration(*d),
-            Ok(Aggregate::Decimal(d)) => Slot::decimal(*d),
-            Ok(Aggregate::Float(f)) => Slot::float(*f),
-            Err(_) => Slot::ABSENT,
-        }));
-        out.extend(self.scores.iter().map(|score| score.as_ref().map_or(Slot::ABSENT, |f| Slot::float(*f))));
-    }
-
-    /// [`Signals::slots_into`] a new vector.
-    pub fn slots(&self) -> Vec<Slot> {
-        let mut slots = Vec::with_capacity(self.values.len() + self.scores.len());
-        self.slots_into(&mut slots);
-        slots
-    }
-
-    /// Score site `site`'s score, or `None` when it was not computed
-    /// ahead (the interpreter then scores it in place).
-    pub fn score(&self, site: usize) -> Option<Result<f64, EvalError>> {
-        self.scores.get(site).cloned()
     }
 }
 
@@ -544,58 +380,6 @@ fn value(aggregated: Aggregated, ty: TypeId) -> Result<Aggregate, EvalError> {
         Aggregated::Decimal(d) => Ok(Aggregate::Decimal(d)),
         Aggregated::Float(f) => Ok(Aggregate::Float(f)),
         Aggregated::Failed(error) => Err(error),
-    }
-}
-
-/// A `score(model, features)` whose features read no lambda parameter, so
-/// they can be computed for a record before its rules run.
-#[derive(Clone, Debug)]
-pub struct ScorePlan {
-    /// The `score` expression.
-    pub node: NodeId,
-    pub model: u32,
-    pub features: NodeId,
-}
-
-impl ScorePlan {
-    /// The contract's score sites computed ahead, in expression order.
-    pub fn of(contract: &ir::Contract) -> Vec<ScorePlan> {
-        (0..contract.exprs.len())
-            .filter_map(|i| {
-                let id = ir::ExprId::from_index(i);
-                match contract.expr(id).kind {
-                    ir::ExprKind::Score { model, features }
-                        if !reads_free_local(contract, features, &mut Vec::new()) =>
-                    {
-                        Some(ScorePlan { node: id.0, model: model.0, features: features.0 })
-                    }
-                    _ => None,
-                }
-            })
-            .collect()
-    }
-}
-
-/// Whether expression `id` reads a lambda parameter that it does not bind
-/// itself (`bound`: the parameters of the lambdas around it within the
-/// expression). Lets read no parameters, so they are not followed.
-fn reads_free_local(contract: &ir::Contract, id: ir::ExprId, bound: &mut Vec<ir::LocalId>) -> bool {
-    match &contract.expr(id).kind {
-        ir::ExprKind::Local(local) => !bound.contains(local),
-        ir::ExprKind::Lambda { list, param, body, .. } => {
-            if reads_free_local(contract, *list, bound) {
-                return true;
-            }
-            bound.push(*param);
-            let free = reads_free_local(contract, *body, bound);
-            bound.pop();
-            free
-        }
-        kind => {
-            let mut free = false;
-            kind.for_each_child(|child| free = free || reads_free_local(contract, child, bound));
-            free
-        }
     }
 }
 

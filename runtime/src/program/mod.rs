@@ -2,6 +2,8 @@
 //! offsets, tables indexed, regexes compiled, constants laid out, and one
 //! [`Node`] per IR expression. Done once per contract, at load.
 
+pub mod plans;
+
 use std::sync::Arc;
 
 use ir::{
@@ -334,9 +336,9 @@ pub struct Program {
     pub id: u64,
     /// Per window: its roots and where its aggregates are in a record's
     /// signals (`crate::signals`).
-    pub windows: Vec<crate::signals::WindowPlan>,
+    pub windows: Vec<plans::WindowPlan>,
     /// The `score` sites computed before the rules (`crate::signals`).
-    pub scores: Vec<crate::signals::ScorePlan>,
+    pub scores: Vec<plans::ScorePlan>,
     /// The contract's models, in declaration order, once an engine with a
     /// model runtime loaded them (`Engine::load`); empty otherwise.
     pub models: Vec<Arc<dyn crate::model::LoadedModel>>,
@@ -397,7 +399,7 @@ impl Program {
             })
             .collect();
         let effect_adds = contract.effects.iter().map(|e| BinaryOp::add_for(e.ty)).collect();
-        let scores = crate::signals::ScorePlan::of(&contract);
+        let scores = plans::ScorePlan::of(&contract);
         for (at, site) in scores.iter().enumerate() {
             if let Node::Score { site: place, .. } = &mut nodes[site.node as usize] {
                 *place = Some(at as u32);
@@ -405,7 +407,7 @@ impl Program {
         }
         let input_read = input_read(&contract, &layouts, &nodes);
         let code = crate::interp::Code::new(&contract, &nodes);
-        let windows = crate::signals::WindowPlan::of(&contract);
+        let windows = plans::WindowPlan::of(&contract);
         Ok(Program {
             id: NEXT_PROGRAM.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             contract,
