@@ -32,6 +32,7 @@ pub mod context;
 pub mod contract_set;
 pub mod contract_tests;
 pub mod data;
+pub mod decimal;
 pub mod engine;
 pub mod error;
 pub mod host;

@@ -219,7 +219,7 @@ pub fn render(schema: &Schema<'_>, ty: TypeId, value: &Value<'_>, out: &mut Stri
 
 /// Writes a decimal with its scale; a zero is never shown negative.
 pub fn write_decimal(d: Decimal, out: &mut String) {
-    crate::semantics::decimal::write(d, out);
+    crate::decimal::write(d, out);
 }
 
 /// Appends a value's JSON form, as a value of type `ty`: decimals,

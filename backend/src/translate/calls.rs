@@ -2,7 +2,7 @@
 //! helpers.
 
 use runtime::budget::STRING_SHIFT;
-use runtime::semantics::decimal::Midpoint;
+use runtime::decimal::Midpoint;
 
 use super::*;
 

@@ -1,5 +1,5 @@
 //! Decimal `+ - *` and comparisons inline, on the same scaled-`i64` fast
-//! paths as `runtime::semantics::decimal` (whose rules are checked against
+//! paths as `runtime::decimal` (whose rules are checked against
 //! rust_decimal there): when both mantissas fit an `i64`, the scales align
 //! with a power of ten and nothing overflows, the result is built from
 //! machine integers. Everything else (a zero operand, whose sign and scale
@@ -14,7 +14,7 @@
 //! apart while translating ([`super::fold`]): a comparison with a literal
 //! costs a few instructions, and one with zero needs no slow path at all.
 
-use runtime::semantics::decimal::Midpoint;
+use runtime::decimal::Midpoint;
 
 use super::*;
 
@@ -150,7 +150,7 @@ impl Translator<'_, '_> {
     }
 
     /// `round(v, places)` (a midpoint as `midpoint` says) for a
-    /// constant `places` in `0..=28`: `runtime::semantics::decimal::round`'s fast
+    /// constant `places` in `0..=28`: `runtime::decimal::round`'s fast
     /// path. A finer scale divides by `10^(scale - places)` and rounds on
     /// the remainder; a coarser one multiplies up to `places`. A negative
     /// value that rounds to zero (whose sign rust_decimal decides) and
@@ -285,7 +285,7 @@ impl Translator<'_, '_> {
         Small { m, scale, slow }
     }
 
-    /// Brings both mantissas to the larger scale (`runtime::semantics::decimal`'s
+    /// Brings both mantissas to the larger scale (`runtime::decimal`'s
     /// `aligned`): the one with the smaller scale is multiplied by
     /// `10^difference`, which must be in the table and must not overflow.
     fn align(&mut self, x: Small, y: Small) -> Aligned {

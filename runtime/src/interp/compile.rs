@@ -31,9 +31,9 @@ use rust_decimal::Decimal;
 
 use super::{Frame, Memo};
 use crate::data::{RecordRef, Tag};
+use crate::decimal::{Midpoint, cmp as dec_cmp};
 use crate::error::Fault;
 use crate::program::{CmpKind, Node, NodeId, ReadKind};
-use crate::semantics::decimal::{Midpoint, cmp as dec_cmp};
 use crate::semantics::{ops, truthy};
 use crate::value::Value;
 

@@ -11,10 +11,10 @@ use ir::{Builtin, ExprId, ExprKind, TypeId};
 use rust_decimal::Decimal;
 
 use crate::data::{Slot, pack_decimal, unpack_decimal};
+use crate::decimal::Midpoint;
 use crate::host::{HostFn, HostValue};
 use crate::program::Program;
 use crate::semantics::call_host;
-use crate::semantics::decimal::Midpoint;
 use crate::semantics::{self, ops};
 use crate::value::Value;
 
@@ -184,7 +184,7 @@ decimal_binop!(h_dec_div, ops::dec_div);
 decimal_binop!(h_dec_rem, ops::dec_rem);
 
 unsafe extern "C" fn h_dec_cmp(a0: u64, a1: u64, b0: u64, b1: u64) -> i64 {
-    guarded(0, || crate::semantics::decimal::cmp(unpack_decimal(a0, a1), unpack_decimal(b0, b1)) as i64)
+    guarded(0, || crate::decimal::cmp(unpack_decimal(a0, a1), unpack_decimal(b0, b1)) as i64)
 }
 
 unsafe extern "C" fn h_dec_round(a0: u64, a1: u64, places: i64, midpoint: u64, out: *mut u64) -> u32 {

@@ -18,7 +18,6 @@
 //! the frontend, its meaning in [`call`] (and [`ops`] when it is a scalar
 //! operation native code may inline).
 
-pub mod decimal;
 pub mod ops;
 
 use std::cmp::Ordering;
@@ -27,11 +26,11 @@ use std::rc::Rc;
 use ir::{BinaryOp, Builtin, Combine, TypeId, TypeKind, TypeTable, UnaryOp};
 use rust_decimal::Decimal;
 
+use crate::decimal::{self, Midpoint};
 use crate::error::EvalError;
 use crate::host::{HostFn, HostValue};
 use crate::result::Owned;
 use crate::value::{Schema, Value, list_element, read, render};
-use decimal::Midpoint;
 
 /// Whether a value is `true` (absent and every non-bool are not).
 pub fn truthy(value: &Value<'_>) -> bool {

@@ -10,7 +10,7 @@ use std::cmp::Ordering;
 
 use rust_decimal::Decimal;
 
-use super::decimal::{self, Midpoint};
+use crate::decimal::{self, Midpoint};
 
 use crate::error::{EvalError, EvalResult};
 

@@ -18,7 +18,8 @@ use ir::AggregateKind;
 
 use super::records::{KeyRecords, Stored};
 use super::shape::{Aggregated, ArgKind};
-use crate::semantics::{decimal, ops};
+use crate::decimal;
+use crate::semantics::ops;
 
 /// A value a `distinct` aggregate met: the aggregate's index and where
 /// the value's bytes lie in the key's buffer.

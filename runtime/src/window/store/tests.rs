@@ -8,8 +8,9 @@ use proptest::test_runner::{Config, RngSeed};
 use rust_decimal::Decimal;
 
 use super::*;
+use crate::decimal;
 use crate::error::EvalError;
-use crate::semantics::{decimal, ops};
+use crate::semantics::ops;
 use crate::window::ArgKind::{self, Bool, Duration, Float, Int, Str, Timestamp};
 use crate::window::SharedWindowStore;
 

@@ -1,5 +1,7 @@
 //! Decimal fast paths: the common case (a mantissa that fits an `i64`) done
-//! with machine integers, and everything else handed to rust_decimal.
+//! with machine integers, and everything else handed to rust_decimal; and
+//! a decimal's text. A leaf that the slots (`data`), values and
+//! `semantics` share, so it imports none of them but `data`'s packing.
 //!
 //! Every function returns exactly what rust_decimal returns, scale and sign
 //! included; `tests` checks that on random operands. The JIT inlines the
