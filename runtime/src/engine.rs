@@ -26,7 +26,7 @@ use crate::budget::{Budget, Limit, OutOfTime};
 use crate::context::Context;
 use crate::data::{RecordRef, Slot};
 use crate::host::{HostFn, HostValue, Signature, matches_type};
-use crate::interp;
+use crate::interp::{self, Interpreter};
 use crate::model::{LoadedModel, ModelRuntime};
 use crate::native::{NativeCompiler, NativeProgram, NativeRun, RecordRun};
 use crate::program::Program;
@@ -274,6 +274,7 @@ impl Engine {
         let compiler = if self.jit == Jit::Off { None } else { self.native.clone() };
         let contract = Arc::new_cyclic(|me| Contract {
             hash: bundle.hash().to_string(),
+            code: interp::Code::new(&program.contract, &program.nodes),
             program,
             hosts,
             compiler,
@@ -349,6 +350,8 @@ pub enum NativeStatus {
 pub struct Contract {
     hash: String,
     program: Program,
+    /// The interpreter's code of the program's nodes, made at load.
+    code: interp::Code,
     hosts: Vec<HostFn>,
     compiler: Option<Arc<dyn NativeCompiler>>,
     jit: Jit,
@@ -398,6 +401,11 @@ impl Contract {
     /// for it carry it).
     pub(crate) fn id(&self) -> u64 {
         self.program.id
+    }
+
+    /// The contract as the interpreter runs it.
+    pub fn interpreter(&self) -> Interpreter<'_> {
+        Interpreter { program: &self.program, code: &self.code, hosts: &self.hosts }
     }
 
     /// The bundle's content hash.
@@ -625,11 +633,11 @@ impl Contract {
         let state = self.window_state().map(|state| &**state);
         let mut entered = None;
         {
-            let inputs = WindowInputs::compute(&self.program, &self.hosts, context, records, &budgets, state);
+            let inputs = WindowInputs::compute(self.interpreter(), context, records, &budgets, state);
             ordered(&mut || entered = Some(inputs.enter(&self.program, state)));
         }
         let mut signals = entered.unwrap_or_else(|| ChunkSignals::skipped(records.len()));
-        signals.score(&self.program, &self.hosts, context, records, budgets);
+        signals.score(self.interpreter(), context, records, budgets);
         signals
     }
 
@@ -770,7 +778,7 @@ impl Contract {
         let row_signals = signals.map_or(Ok(NO_SIGNALS), |signals| signals.row(row))?;
         let budget = Budget::new(context.limit);
         let input = records.record(row);
-        interp::evaluate(&self.program, &self.hosts, context, input, row_signals, &budget)?.replay(sink);
+        self.interpreter().evaluate(context, input, row_signals, &budget)?.replay(sink);
         Ok(())
     }
 
@@ -848,7 +856,7 @@ impl Contract {
                 self.compile_in_background();
             }
         }
-        Ok(Some(interp::evaluate(&self.program, &self.hosts, context, input, signals, budget)?))
+        Ok(Some(self.interpreter().evaluate(context, input, signals, budget)?))
     }
 
     /// The record's signals: its window values, the record entered into
@@ -861,7 +869,7 @@ impl Contract {
         state: Option<&WindowState>,
     ) -> Result<RecordSignals, OutOfTime> {
         let state = state.or(self.window_state().map(|s| &**s));
-        crate::signals::of_record(&self.program, &self.hosts, context, input, budget, state)
+        crate::signals::of_record(self.interpreter(), context, input, budget, state)
     }
 
     /// Checks `request` and runs `run` on the interpreter with the
@@ -899,14 +907,7 @@ impl Contract {
         state: Option<&WindowState>,
     ) -> Result<Evaluation<'_>, EvaluateError> {
         self.interpreted(request, state, |signals, budget| {
-            interp::evaluate(
-                &self.program,
-                &self.hosts,
-                &request.context,
-                request.input.record(),
-                signals,
-                budget,
-            )
+            self.interpreter().evaluate(&request.context, request.input.record(), signals, budget)
         })
     }
 
@@ -1030,14 +1031,7 @@ impl Contract {
     /// Evaluates and traces every rule, for `rulec eval --explain`.
     pub fn explain(&self, request: &Request<'_>) -> Result<(Evaluation<'_>, Vec<RuleTrace>), EvaluateError> {
         self.interpreted(request, None, |signals, budget| {
-            interp::explain(
-                &self.program,
-                &self.hosts,
-                &request.context,
-                request.input.record(),
-                signals,
-                budget,
-            )
+            self.interpreter().explain(&request.context, request.input.record(), signals, budget)
         })
     }
 

@@ -265,7 +265,7 @@ impl Builder<'_> {
             }
             Node::Let(l) => bool_code(move |f| match &f.scratch.lets[l as usize] {
                 Memo::Done(Value::Bool(b)) => *b,
-                Memo::Todo => f.typed_let(l, |f, value| (f.p.code.bools[value])(f), Value::Bool, false),
+                Memo::Todo => f.typed_let(l, |f, value| (f.code.bools[value])(f), Value::Bool, false),
                 _ => match f.let_value(l) {
                     Ok(v) => truthy(&v),
                     Err(fault) => f.fail(fault, false),
@@ -376,7 +376,7 @@ impl Builder<'_> {
             }
             Node::Let(l) => int_code(move |f| match &f.scratch.lets[l as usize] {
                 Memo::Done(Value::Int(i) | Value::Timestamp(i) | Value::Duration(i)) => *i,
-                Memo::Todo => f.typed_let(l, |f, value| (f.p.code.ints[value])(f), wrap, 0),
+                Memo::Todo => f.typed_let(l, |f, value| (f.code.ints[value])(f), wrap, 0),
                 _ => match f.let_value(l) {
                     Ok(Value::Int(i) | Value::Timestamp(i) | Value::Duration(i)) => i,
                     Ok(_) => 0,
@@ -421,7 +421,7 @@ impl Builder<'_> {
                 Memo::Done(Value::Decimal(d)) => Dec::new(*d),
                 Memo::Todo => f.typed_let(
                     l,
-                    |f, value| (f.p.code.decimals[value])(f),
+                    |f, value| (f.code.decimals[value])(f),
                     |d| Value::Decimal(d.get()),
                     Dec::ZERO,
                 ),
@@ -599,28 +599,28 @@ impl Builder<'_> {
 impl<'p: 'a, 'a> Frame<'p, 'a> {
     /// Evaluates a node to a value.
     pub(super) fn eval(&mut self, id: NodeId) -> Result<Value<'a>, Fault> {
-        let p = self.p;
-        (p.code.values[id as usize])(self)
+        let code = self.code;
+        (code.values[id as usize])(self)
     }
 
     /// Evaluates a `bool` node.
     pub(super) fn eval_bool(&mut self, id: NodeId) -> Result<bool, Fault> {
-        let p = self.p;
-        let b = (p.code.bools[id as usize])(self);
+        let code = self.code;
+        let b = (code.bools[id as usize])(self);
         self.settle(b)
     }
 
     /// Evaluates a `decimal` node.
     pub(super) fn eval_dec(&mut self, id: NodeId) -> Result<Decimal, Fault> {
-        let p = self.p;
-        let d = (p.code.decimals[id as usize])(self);
+        let code = self.code;
+        let d = (code.decimals[id as usize])(self);
         self.settle(d.get())
     }
 
     /// Evaluates an `int`, `timestamp` or `duration` node.
     pub(super) fn eval_int(&mut self, id: NodeId) -> Result<i64, Fault> {
-        let p = self.p;
-        let i = (p.code.ints[id as usize])(self);
+        let code = self.code;
+        let i = (code.ints[id as usize])(self);
         self.settle(i)
     }
 

@@ -5,29 +5,28 @@
 
 use ir::RuleId;
 
-use super::{Frame, Memo};
+use super::{Frame, Interpreter, Memo};
 use crate::budget::{Budget, OutOfTime};
 use crate::context::Context;
 use crate::data::RecordRef;
-use crate::host::HostFn;
-use crate::program::Program;
+use crate::record_signals::Signals;
 use crate::result::{Evaluation, RuleTrace};
-use crate::signals::values::Signals;
 
-/// Evaluates and also traces each rule for `--explain`.
-pub fn explain<'p>(
-    program: &'p Program,
-    hosts: &'p [HostFn],
-    context: &Context,
-    input: RecordRef<'_>,
-    signals: Signals<'_>,
-    budget: &Budget,
-) -> Result<(Evaluation<'p>, Vec<RuleTrace>), OutOfTime> {
-    let mut frame = Frame::new(program, hosts, context, input, signals, true, budget);
-    let evaluation = frame.run(context)?;
-    let traces =
-        (0..program.contract.rules.len()).map(|i| frame.trace(context, RuleId::from_index(i))).collect();
-    Ok((evaluation, traces))
+impl<'p> Interpreter<'p> {
+    /// Evaluates and also traces each rule for `--explain`.
+    pub fn explain(
+        self,
+        context: &Context,
+        input: RecordRef<'_>,
+        signals: Signals<'_>,
+        budget: &Budget,
+    ) -> Result<(Evaluation<'p>, Vec<RuleTrace>), OutOfTime> {
+        let mut frame = Frame::new(self, context, input, signals, true, budget);
+        let evaluation = frame.run(context)?;
+        let rules = self.program.contract.rules.len();
+        let traces = (0..rules).map(|i| frame.trace(context, RuleId::from_index(i))).collect();
+        Ok((evaluation, traces))
+    }
 }
 
 impl<'p: 'a, 'a> Frame<'p, 'a> {

@@ -24,8 +24,7 @@ mod compile;
 mod explain;
 mod walk;
 
-pub(crate) use compile::Code;
-pub use explain::explain;
+pub use compile::Code;
 
 use crate::budget::{Budget, OutOfTime};
 use crate::context::Context;
@@ -33,78 +32,103 @@ use crate::data::RecordRef;
 use crate::error::{EvalError, Fault};
 use crate::host::HostFn;
 use crate::program::{NodeId, Program};
+use crate::record_signals::Signals;
 use crate::result::{EffectResult, ErrorEntry, Evaluation, Outcomes};
 use crate::semantics::{self, ops};
-use crate::signals::values::Signals;
 use crate::value::{Schema, Value, render, render_template};
 
-/// Evaluates a request's input, whose window values are `signals`, and
-/// builds its result; stops when `budget` runs out.
-pub fn evaluate<'p>(
-    program: &'p Program,
-    hosts: &'p [HostFn],
-    context: &Context,
-    input: RecordRef<'_>,
-    signals: Signals<'_>,
-    budget: &Budget,
-) -> Result<Evaluation<'p>, OutOfTime> {
-    let mut frame = Frame::new(program, hosts, context, input, signals, false, budget);
-    frame.run(context)
+/// One contract as the interpreter runs it: its prepared program, the
+/// interpreter's code of the program's nodes ([`Code`], made once at load,
+/// owned beside the program by whoever loaded it) and the contract's host
+/// functions. Every entry of the interpreter is a method of it.
+#[derive(Clone, Copy)]
+pub struct Interpreter<'p> {
+    pub program: &'p Program,
+    pub(crate) code: &'p Code,
+    pub hosts: &'p [HostFn],
 }
 
-/// Evaluates nodes `roots` of `input`, whose window values are `signals`,
-/// in order, in one frame (lets computed once for all), each to its value
-/// or its error: a window's key, time and arguments, a score's features
-/// (`crate::signals`).
-pub fn evaluate_nodes<'p: 'a, 'a>(
-    program: &'p Program,
-    hosts: &'p [HostFn],
-    context: &Context,
-    input: RecordRef<'a>,
-    signals: Signals<'a>,
-    budget: &'a Budget,
-    roots: &[NodeId],
-) -> Result<Vec<Result<Value<'a>, EvalError>>, OutOfTime> {
-    let mut values = Vec::with_capacity(roots.len());
-    evaluate_nodes_into(program, hosts, context, input, signals, budget, roots, &mut values)?;
-    Ok(values)
+impl std::fmt::Debug for Interpreter<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Interpreter").field("contract", &self.program.contract.name).finish_non_exhaustive()
+    }
 }
 
-/// [`evaluate_nodes`], the values appended to `values`. Nodes that only
-/// read a field of the input are read without setting up an evaluation.
-#[allow(clippy::too_many_arguments)]
-pub fn evaluate_nodes_into<'p: 'a, 'a>(
-    program: &'p Program,
-    hosts: &'p [HostFn],
-    context: &Context,
-    input: RecordRef<'a>,
-    signals: Signals<'a>,
-    budget: &'a Budget,
-    roots: &[NodeId],
-    values: &mut Vec<Result<Value<'a>, EvalError>>,
-) -> Result<(), OutOfTime> {
-    let input_field = |root: &NodeId| match program.nodes[*root as usize] {
-        crate::program::Node::Field { base, offset, read }
-            if matches!(program.nodes[base as usize], crate::program::Node::InputRecord) =>
-        {
-            Some((offset as usize, read))
-        }
-        _ => None,
-    };
-    if roots.iter().all(|root| input_field(root).is_some()) {
-        let read = roots.iter().filter_map(input_field);
-        values.extend(read.map(|(offset, read)| Ok(read.read(&program.layouts, input, offset))));
-        return Ok(());
+impl<'p> Interpreter<'p> {
+    /// Evaluates a request's input, whose window values are `signals`, and
+    /// builds its result; stops when `budget` runs out.
+    pub fn evaluate(
+        self,
+        context: &Context,
+        input: RecordRef<'_>,
+        signals: Signals<'_>,
+        budget: &Budget,
+    ) -> Result<Evaluation<'p>, OutOfTime> {
+        let mut frame = Frame::new(self, context, input, signals, false, budget);
+        frame.run(context)
     }
-    let mut frame = Frame::new(program, hosts, context, input, signals, false, budget);
-    for &root in roots {
-        match frame.eval(root) {
-            Ok(value) => values.push(Ok(value)),
-            Err(fault) if matches!(fault.error(), EvalError::OutOfTime) => return Err(budget.out_of_time()),
-            Err(fault) => values.push(Err(fault.into_error())),
-        }
+
+    /// Evaluates nodes `roots` of `input`, whose window values are
+    /// `signals`, in order, in one frame (lets computed once for all), each
+    /// to its value or its error: a window's key, time and arguments, a
+    /// score's features (`crate::signals`).
+    pub fn evaluate_nodes<'a>(
+        self,
+        context: &Context,
+        input: RecordRef<'a>,
+        signals: Signals<'a>,
+        budget: &'a Budget,
+        roots: &[NodeId],
+    ) -> Result<Vec<Result<Value<'a>, EvalError>>, OutOfTime>
+    where
+        'p: 'a,
+    {
+        let mut values = Vec::with_capacity(roots.len());
+        self.evaluate_nodes_into(context, input, signals, budget, roots, &mut values)?;
+        Ok(values)
     }
-    Ok(())
+
+    /// [`Interpreter::evaluate_nodes`], the values appended to `values`.
+    /// Nodes that only read a field of the input are read without setting
+    /// up an evaluation.
+    pub fn evaluate_nodes_into<'a>(
+        self,
+        context: &Context,
+        input: RecordRef<'a>,
+        signals: Signals<'a>,
+        budget: &'a Budget,
+        roots: &[NodeId],
+        values: &mut Vec<Result<Value<'a>, EvalError>>,
+    ) -> Result<(), OutOfTime>
+    where
+        'p: 'a,
+    {
+        let program = self.program;
+        let input_field = |root: &NodeId| match program.nodes[*root as usize] {
+            crate::program::Node::Field { base, offset, read }
+                if matches!(program.nodes[base as usize], crate::program::Node::InputRecord) =>
+            {
+                Some((offset as usize, read))
+            }
+            _ => None,
+        };
+        if roots.iter().all(|root| input_field(root).is_some()) {
+            let read = roots.iter().filter_map(input_field);
+            values.extend(read.map(|(offset, read)| Ok(read.read(&program.layouts, input, offset))));
+            return Ok(());
+        }
+        let mut frame = Frame::new(self, context, input, signals, false, budget);
+        for &root in roots {
+            match frame.eval(root) {
+                Ok(value) => values.push(Ok(value)),
+                Err(fault) if matches!(fault.error(), EvalError::OutOfTime) => {
+                    return Err(budget.out_of_time());
+                }
+                Err(fault) => values.push(Err(fault.into_error())),
+            }
+        }
+        Ok(())
+    }
 }
 
 /// A let or rule condition's state during one evaluation.
@@ -202,6 +226,8 @@ thread_local! {
 /// `'a` the shorter one of the values (the input's).
 struct Frame<'p, 'a> {
     p: &'p Program,
+    /// The interpreter's code of the program's nodes.
+    code: &'p Code,
     schema: Schema<'p>,
     hosts: &'p [HostFn],
     input: RecordRef<'a>,
@@ -238,17 +264,18 @@ impl Drop for Frame<'_, '_> {
 
 impl<'p: 'a, 'a> Frame<'p, 'a> {
     fn new(
-        p: &'p Program,
-        hosts: &'p [HostFn],
+        interpreter: Interpreter<'p>,
         context: &Context,
         input: RecordRef<'a>,
         signals: Signals<'a>,
         memoise_all: bool,
         budget: &'a Budget,
     ) -> Self {
+        let Interpreter { program: p, code, hosts } = interpreter;
         let c = &p.contract;
         Frame {
             p,
+            code,
             schema: p.schema(),
             hosts,
             input,

@@ -14,9 +14,9 @@ use crate::budget::string_cost;
 use crate::data::RecordRef;
 use crate::error::Fault;
 use crate::program::{CmpKind, Node, NodeId, Program};
+use crate::score;
 use crate::semantics::call_host;
 use crate::semantics::{self, ops};
-use crate::signals;
 use crate::value::{Value, read, render};
 
 impl<'p: 'a, 'a> Frame<'p, 'a> {
@@ -137,9 +137,9 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
             return Ok(Value::Float(score?));
         }
         let features = self.eval(features)?;
-        let row = signals::feature_row(self.p, model, &features)?;
-        let scores = signals::run_model(self.p, model, &row, 1)?;
-        Ok(Value::Float(signals::score_value(self.p, model, scores.first().copied())?))
+        let row = score::feature_row(self.p, model, &features)?;
+        let scores = score::run_model(self.p, model, &row, 1)?;
+        Ok(Value::Float(score::score_value(self.p, model, scores.first().copied())?))
     }
 
     /// A value of type `ty` for an error message: strings quoted.

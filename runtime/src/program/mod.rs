@@ -342,8 +342,6 @@ pub struct Program {
     /// The contract's models, in declaration order, once an engine with a
     /// model runtime loaded them (`Engine::load`); empty otherwise.
     pub models: Vec<Arc<dyn crate::model::LoadedModel>>,
-    /// The interpreter's compiled code of the nodes.
-    pub(crate) code: crate::interp::Code,
     /// Field name to index, for records wider than a few fields.
     field_maps: FxHashMap<TypeId, FxHashMap<String, usize>>,
     /// Per slot of the input: whether some expression reads it.
@@ -406,7 +404,6 @@ impl Program {
             }
         }
         let input_read = input_read(&contract, &layouts, &nodes);
-        let code = crate::interp::Code::new(&contract, &nodes);
         let windows = plans::WindowPlan::of(&contract);
         Ok(Program {
             id: NEXT_PROGRAM.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
@@ -421,7 +418,6 @@ impl Program {
             windows,
             scores,
             models: Vec::new(),
-            code,
             field_maps,
             input_read,
             _constants: constants,

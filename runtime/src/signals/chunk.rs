@@ -16,7 +16,7 @@ use crate::budget::{Budget, OutOfTime};
 use crate::context::Context;
 use crate::data::Slot;
 use crate::error::EvalError;
-use crate::host::HostFn;
+use crate::interp::Interpreter;
 use crate::program::Program;
 use crate::records::Records;
 use crate::value::Value;
@@ -73,14 +73,13 @@ impl<'a> WindowInputs<'a> {
     /// within its budget of `budgets`; `state` holds the windows (`None`
     /// for a contract without them).
     pub(crate) fn compute(
-        program: &'a Program,
-        hosts: &'a [HostFn],
+        interpreter: Interpreter<'a>,
         context: &Context,
         records: &'a Records<'_>,
         budgets: &'a [Budget],
         state: Option<&WindowState>,
     ) -> WindowInputs<'a> {
-        let windows = &program.windows;
+        let windows = &interpreter.program.windows;
         let roots = windows.iter().map(|w| w.roots.len()).sum();
         let mut inputs = WindowInputs {
             values: Vec::with_capacity(records.len() * roots),
@@ -94,17 +93,9 @@ impl<'a> WindowInputs<'a> {
                 None => windows.iter().try_for_each(|plan| {
                     let input = records.record(row);
                     let values = &mut inputs.values;
-                    crate::interp::evaluate_nodes_into(
-                        program,
-                        hosts,
-                        context,
-                        input,
-                        NO_SIGNALS,
-                        budget,
-                        &plan.roots,
-                        values,
-                    )
-                    .map_err(Row::OutOfTime)
+                    interpreter
+                        .evaluate_nodes_into(context, input, NO_SIGNALS, budget, &plan.roots, values)
+                        .map_err(Row::OutOfTime)
                 }),
             };
             let start = row * roots;
@@ -194,20 +185,19 @@ impl ChunkSignals {
         ChunkSignals { rows: vec![Row::Skipped; rows], ..ChunkSignals::default() }
     }
 
-    /// Step 3: every score site of `program` run once over the computed
+    /// Step 3: every score site of the program run once over the computed
     /// valid rows of `records`, each within its budget of `budgets` (the
     /// ones its window inputs were computed in), then every row's signals
     /// laid out as native code reads them.
     pub(crate) fn score(
         &mut self,
-        program: &Program,
-        hosts: &[HostFn],
+        interpreter: Interpreter<'_>,
         context: &Context,
         records: &Records<'_>,
         budgets: Vec<Budget>,
     ) {
         self.budgets = budgets;
-        self.sites = program.scores.len();
+        self.sites = interpreter.program.scores.len();
         if self.sites > 0 {
             let scored: Vec<usize> = (0..self.rows.len())
                 .filter(|&row| self.rows[row] == Row::Computed && records.problem(row).is_none())
@@ -216,7 +206,7 @@ impl ChunkSignals {
                 .iter()
                 .map(|&row| (records.record(row), &self.budgets[row], self.windows_of(row)))
                 .collect();
-            let scores = super::score(program, hosts, context, &rows);
+            let scores = super::score(interpreter, context, &rows);
             self.scores = vec![Err(EvalError::OutOfTime); self.rows.len() * self.sites];
             for (at, row) in scored.into_iter().enumerate() {
                 let (from, to) = (at * self.sites, row * self.sites);

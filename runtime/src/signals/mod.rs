@@ -23,7 +23,6 @@
 //! row the same whatever else is in its batch: `crate::model`).
 
 mod chunk;
-pub mod values;
 
 use ir::{TypeId, TypeTable};
 
@@ -31,7 +30,7 @@ use crate::budget::{Budget, OutOfTime};
 use crate::context::Context;
 use crate::data::RecordRef;
 use crate::error::EvalError;
-use crate::host::HostFn;
+use crate::interp::Interpreter;
 use crate::program::{NodeId, Program};
 use crate::value::Value;
 use crate::window::{
@@ -39,10 +38,11 @@ use crate::window::{
 };
 
 pub use crate::program::plans::{ScorePlan, WindowPlan};
+use crate::record_signals::Aggregate;
+pub use crate::record_signals::{Entered, NO_SIGNALS, RecordSignals, Signals};
+pub use crate::score::{feature_row, run_model, score_value};
 pub use chunk::ChunkSignals;
 pub(crate) use chunk::WindowInputs;
-use values::Aggregate;
-pub use values::{Entered, NO_SIGNALS, RecordSignals, Signals};
 
 /// What a contract's windows compute, as text: each window's key, time,
 /// span, grace and aggregates, and every let they read, directly or not.
@@ -149,21 +149,21 @@ impl WindowState {
 /// scores ([`score`]). When `budget` runs out on the way, the record is
 /// withdrawn from the windows it entered.
 pub fn of_record(
-    program: &Program,
-    hosts: &[HostFn],
+    interpreter: Interpreter<'_>,
     context: &Context,
     input: RecordRef<'_>,
     budget: &Budget,
     state: Option<&WindowState>,
 ) -> Result<RecordSignals, OutOfTime> {
     let mut signals = match state {
-        Some(state) => observe(program, hosts, context, input, budget, state)?,
+        Some(state) => observe(interpreter, context, input, budget, state)?,
         None => RecordSignals::default(),
     };
-    if program.scores.is_empty() {
+    if interpreter.program.scores.is_empty() {
         return Ok(signals);
     }
-    let scored = budget.check().map(|()| score(program, hosts, context, &[(input, budget, signals.view())]));
+    let row = [(input, budget, signals.view())];
+    let scored = budget.check().map(|()| score(interpreter, context, &row));
     match scored.and_then(|scores| budget.check().map(|()| scores)) {
         Ok(scores) => {
             signals.scores = scores;
@@ -183,24 +183,16 @@ pub fn of_record(
 /// its signals, without scores ([`score`]). Stops when `budget` runs out,
 /// the record withdrawn from the windows it entered.
 pub fn observe(
-    program: &Program,
-    hosts: &[HostFn],
+    interpreter: Interpreter<'_>,
     context: &Context,
     input: RecordRef<'_>,
     budget: &Budget,
     state: &WindowState,
 ) -> Result<RecordSignals, OutOfTime> {
     let mut signals = RecordSignals::default();
-    for (window, (plan, store)) in program.windows.iter().zip(&state.stores).enumerate() {
-        let inputs = match crate::interp::evaluate_nodes(
-            program,
-            hosts,
-            context,
-            input,
-            NO_SIGNALS,
-            budget,
-            &plan.roots,
-        ) {
+    let windows = &interpreter.program.windows;
+    for (window, (plan, store)) in windows.iter().zip(&state.stores).enumerate() {
+        let inputs = match interpreter.evaluate_nodes(context, input, NO_SIGNALS, budget, &plan.roots) {
             Ok(inputs) => inputs,
             Err(out) => {
                 state.withdraw(&signals.entered);
@@ -387,11 +379,11 @@ fn value(aggregated: Aggregated, ty: TypeId) -> Result<Aggregate, EvalError> {
 /// budget and its window values), and runs each model once over the rows
 /// of all of them: per row, per site, its score (row after row).
 pub fn score(
-    program: &Program,
-    hosts: &[HostFn],
+    interpreter: Interpreter<'_>,
     context: &Context,
     rows: &[(RecordRef<'_>, &Budget, Signals<'_>)],
 ) -> Vec<Result<f64, EvalError>> {
+    let program = interpreter.program;
     let sites = program.scores.len();
     if sites == 0 {
         return Vec::new();
@@ -400,7 +392,7 @@ pub fn score(
     // Per row, per site: its features or why there are none.
     let mut features: Vec<Result<Vec<f64>, EvalError>> = Vec::with_capacity(rows.len() * sites);
     for (input, budget, signals) in rows {
-        match crate::interp::evaluate_nodes(program, hosts, context, *input, *signals, budget, &roots) {
+        match interpreter.evaluate_nodes(context, *input, *signals, budget, &roots) {
             Ok(values) => features.extend(
                 program
                     .scores
@@ -426,59 +418,4 @@ pub fn score(
         }
     }
     scores
-}
-
-/// A `score`'s features as one row of the model's input: a `list<float>`
-/// exactly the declared `features` long.
-pub fn feature_row(program: &Program, model: u32, features: &Value<'_>) -> Result<Vec<f64>, EvalError> {
-    let declared = &program.contract.models[model as usize];
-    let len = features.list_len();
-    if len != declared.features as usize {
-        return Err(EvalError::Argument(format!(
-            "model `{}` takes {} features, the list has {len}",
-            declared.name, declared.features
-        )));
-    }
-    (0..len)
-        .map(|i| match features.list_get(&program.layouts, TypeTable::FLOAT, i) {
-            Value::Float(f) => Ok(f),
-            _ => Err(EvalError::Argument(format!("model `{}`: a feature is not a float", declared.name))),
-        })
-        .collect()
-}
-
-/// Runs model `model` of `program` over `rows` rows given row-major in
-/// `features`: one score per row, or the model's error.
-pub fn run_model(
-    program: &Program,
-    model: u32,
-    features: &[f64],
-    rows: usize,
-) -> Result<Vec<f64>, EvalError> {
-    let name = &program.contract.models[model as usize].name;
-    let Some(loaded) = program.models.get(model as usize) else {
-        return Err(EvalError::Argument(format!("model `{name}` is not loaded by this engine")));
-    };
-    if rows == 0 {
-        return Ok(Vec::new());
-    }
-    match loaded.score(features, rows) {
-        Ok(scores) if scores.len() == rows => Ok(scores),
-        Ok(scores) => {
-            Err(EvalError::Argument(format!("model `{name}` gave {} scores for {rows} rows", scores.len())))
-        }
-        Err(message) => Err(EvalError::Argument(format!("model `{name}`: {message}"))),
-    }
-}
-
-/// A row's score as `score(...)` reads it: a finite float.
-pub fn score_value(program: &Program, model: u32, score: Option<f64>) -> Result<f64, EvalError> {
-    let name = &program.contract.models[model as usize].name;
-    match score {
-        Some(f) if f.is_finite() => Ok(f),
-        Some(_) => {
-            Err(EvalError::Argument(format!("model `{name}` gave a score that is not a finite number")))
-        }
-        None => Err(EvalError::Argument(format!("model `{name}` gave no score for a row"))),
-    }
 }

@@ -2,8 +2,8 @@
 //! window its value or the error reading it gives, per score site its
 //! score ([`Signals`], [`RecordSignals`]), and where the record entered
 //! its windows ([`Entered`]). Kept apart from the component that computes
-//! them (`super`), which runs the interpreter, so that the interpreter can
-//! read signals without importing what computes them.
+//! them (`crate::signals`), which runs the interpreter, so that the
+//! interpreter can read signals without importing what computes them.
 
 use crate::data::Slot;
 use crate::error::EvalError;
@@ -16,7 +16,7 @@ use crate::window::Ticket;
 pub struct Entered {
     /// Per window the record entered: the window's place and the record's
     /// ticket.
-    pub(super) tickets: Vec<(usize, Ticket)>,
+    pub(crate) tickets: Vec<(usize, Ticket)>,
 }
 
 impl Entered {
@@ -32,23 +32,23 @@ impl Entered {
 /// site, once computed ahead, its score.
 #[derive(Clone, Copy, Debug)]
 pub struct Signals<'s> {
-    pub(super) values: &'s [Result<Aggregate, EvalError>],
+    pub(crate) values: &'s [Result<Aggregate, EvalError>],
     /// Per score site ([`Program::scores`]); empty when none was computed
     /// ahead.
-    pub(super) scores: &'s [Result<f64, EvalError>],
+    pub(crate) scores: &'s [Result<f64, EvalError>],
 }
 
 /// The signals of one request, owned, and where its record entered.
 #[derive(Clone, Debug, Default)]
 pub struct RecordSignals {
-    pub(super) values: Vec<Result<Aggregate, EvalError>>,
-    pub(super) scores: Vec<Result<f64, EvalError>>,
+    pub(crate) values: Vec<Result<Aggregate, EvalError>>,
+    pub(crate) scores: Vec<Result<f64, EvalError>>,
     pub entered: Entered,
 }
 
 /// An aggregate's value, by its type.
 #[derive(Clone, Copy, Debug)]
-pub(super) enum Aggregate {
+pub(crate) enum Aggregate {
     Int(i64),
     Timestamp(i64),
     Duration(i64),
