@@ -28,7 +28,7 @@ use ir::{CmpOp, Const, ExprId, ExprKind, TypeTable as T, UnaryOp};
 use runtime::program::{Node, Program};
 use rust_decimal::Decimal;
 
-use crate::translate::{float_cc, int_cc};
+use crate::conditions::{float_cc, int_cc};
 
 /// The most rules one contract guards: one bit each of the guard word.
 pub const MAX_GUARDS: usize = 64;

@@ -14,6 +14,7 @@
 //! runtime, so a Cranelift panic leaves the contract interpreted.
 
 pub mod batch;
+pub mod conditions;
 pub mod guards;
 pub mod inspect;
 pub mod plan;

@@ -6,7 +6,9 @@
 //! - every Rust file opens with a `//!` doc saying what it owns;
 //! - the two engines are peers: `runtime::native` uses nothing of
 //!   `runtime::interp` (both call `runtime::semantics`);
-//! - contract folders are walked in one place (`runtime::contract_set`).
+//! - contract folders are walked in one place (`runtime::contract_set`);
+//! - (in `module_circles.rs`) no circle of module imports inside `runtime`
+//!   and `backend`.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

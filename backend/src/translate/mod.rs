@@ -26,7 +26,7 @@ mod lists;
 mod tables;
 mod units;
 
-pub(crate) use arith::{float_cc, int_cc};
+pub(crate) use crate::conditions::{float_cc, int_cc};
 
 use std::collections::HashMap;
 
