@@ -1,27 +1,28 @@
-//! rulec's runtime: evaluates verified bundles.
+//! rulec's runtime: evaluates verified bundles, in stages.
 //!
-//! - [`data`] and [`layout`]: inputs and constants as flat slot arrays;
-//! - [`request`]: requests validated against the schema while parsed;
-//! - [`records`]: many input records laid out for batch evaluation;
-//! - [`program`]: a contract prepared for evaluation (slots resolved,
-//!   tables indexed, regexes compiled);
-//! - [`interp`]: the interpreter, the reference semantics;
-//! - [`budget`]: the time budget both engines honour;
-//! - [`contained`]: a panic in a file reader or a model turned into an
-//!   error;
-//! - [`model`]: model scoring as the runtime sees it (the `models` crate
-//!   runs ONNX behind it);
-//! - [`window`]: window state (per-key records of a sliding event-time
-//!   window and each record's aggregates over it);
-//! - [`ops`]: the semantics of every operator and built-in, shared with
-//!   the JIT so the two engines cannot drift;
-//! - [`result`]: the result and its JSON form;
-//! - [`signals`]: what an evaluation reads beyond its record (window
-//!   values), computed once for every engine;
-//! - [`engine`]: the embedding API (`Engine`, `Contract`);
-//! - [`contract_set`]: the set of contracts every front end serves
-//!   (routing by name, the request line to result line path, the folder
-//!   walker and loader).
+//! - Inputs: [`data`] and [`layout`] (inputs and constants as flat slot
+//!   arrays), [`request`] (requests validated against the schema while
+//!   parsed), [`records`] (many input records laid out for batch
+//!   evaluation), [`value`] (values and their rendering);
+//! - prepare: [`program`] (a contract prepared once: slots resolved,
+//!   tables indexed, regexes compiled, the plans of its signals);
+//! - semantics: [`semantics`] (every operator and built-in, shared by both
+//!   engines so they cannot drift), over the leaves [`decimal`] and
+//!   [`score`] (scoring a row with a model); [`budget`], the time budget
+//!   both engines honour;
+//! - the engines: [`interp`] (the interpreter, the reference) and
+//!   [`native`] (native code's side of the JIT's ABI);
+//! - signals: [`signals`] (what an evaluation reads beyond its record,
+//!   computed once for every engine) over [`window`] (the window state)
+//!   and [`model`] (model scoring as the runtime sees it; the `models`
+//!   crate runs ONNX behind it); [`record_signals`], the values the
+//!   engines read;
+//! - results: [`result`] (the result and its JSON form);
+//! - the API: [`engine`] (`Engine`, `Contract`) and [`contract_set`] (the
+//!   set of contracts every front end serves: routing by name, the
+//!   request line to result line path, the folder walker and loader);
+//!   [`contained`], a panic in a file reader or a model turned into an
+//!   error.
 //!
 //! This crate depends on `ir` only: never on the compiler front end or on
 //! Cranelift.

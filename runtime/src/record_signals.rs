@@ -27,7 +27,7 @@ impl Entered {
 }
 
 /// One record's signals as the rules read them ([`RecordSignals`] of one
-/// request, a row of [`ChunkSignals`]): per aggregate of every window, in
+/// request, a row of [`ChunkSignals`](crate::signals::ChunkSignals)): per aggregate of every window, in
 /// declaration order, its value or the error reading it gives; per score
 /// site, once computed ahead, its score.
 #[derive(Clone, Copy, Debug)]

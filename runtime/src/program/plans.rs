@@ -10,14 +10,14 @@ use super::NodeId;
 use crate::window::{ArgKind, WindowShape};
 
 /// How a program computes one window: its roots, and where its aggregates
-/// sit among all of the contract's ([`Signals`]).
+/// sit among all of the contract's ([`Signals`](crate::record_signals::Signals)).
 #[derive(Clone, Debug)]
 pub struct WindowPlan {
     pub name: String,
     /// Per aggregate: its argument's kind (`ArgKind::None` for `count()`)
     /// and the aggregate's type.
     pub aggregates: Vec<(ArgKind, TypeId)>,
-    /// The index of its first aggregate in a record's [`Signals`].
+    /// The index of its first aggregate in a record's [`Signals`](crate::record_signals::Signals).
     pub first: usize,
     pub shape: WindowShape,
     /// The nodes a record's window inputs are computed from, in the order
