@@ -1,3 +1,8 @@
+//! The window store's tests: a table of cases (each step an observation
+//! and its aggregates), the store against a model that keeps every record
+//! (random sequences with random bounds and withdrawals), memory per key,
+//! and many threads on one shared store.
+
 use std::str::FromStr;
 use std::sync::Arc;
 use std::thread;
