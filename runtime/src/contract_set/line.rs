@@ -22,7 +22,7 @@ pub struct Line<'s> {
     /// The contract the request reached, when it reached one.
     pub contract: Option<&'s Arc<Contract>>,
     pub outcome: LineOutcome,
-    /// Where the record entered the contract's windows: [`Line::withdraw`]
+    /// Where the record entered the contract's windows: `Contract::withdraw`
     /// takes it out again if the result line never reaches whoever asked.
     pub entered: Entered,
 }
@@ -31,15 +31,6 @@ impl Line<'_> {
     /// Whether the request was evaluated (its line is a result).
     pub fn evaluated(&self) -> bool {
         matches!(self.outcome, LineOutcome::Evaluated(_))
-    }
-
-    /// Withdraws the record from the windows it entered: the line was not
-    /// delivered (SIGNALS.md: a request not answered with its result
-    /// leaves no trace in window state).
-    pub fn withdraw(&self) {
-        if let Some(contract) = self.contract {
-            contract.withdraw(&self.entered);
-        }
     }
 }
 
