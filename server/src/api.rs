@@ -240,23 +240,31 @@ pub(crate) enum NoAnswer {
     TimedOut,
 }
 
-/// Runs `work` on the pool and waits for it, at most the evaluation
-/// timeout (queueing included). `work` is given the deadline, which its
-/// evaluations honour (`runtime::budget`), so the worker is free again
-/// when the caller stops waiting. A result that comes after the caller
-/// stopped waiting is given to `unanswered` (which withdraws what it
-/// entered into windows): the caller closes the channel once it times out
-/// and takes a result that made it in before, so each result is either
-/// answered or given to `unanswered`, never both or neither.
+/// How long past the deadline the caller waits for the worker: a worker's
+/// evaluations stop at the deadline (`runtime::budget`, within one fuel
+/// step, or after a model's bounded run), so its answer comes within this
+/// unless the machine is stalled.
+const ANSWER_GRACE: std::time::Duration = std::time::Duration::from_millis(200);
+
+/// Runs `work` on the pool and waits for it (queueing included). `work`
+/// is given the deadline, which its evaluations honour, so the worker is
+/// free again when the caller stops waiting. Only a result finished by the
+/// deadline is answered; any other is given to `unanswered` (which
+/// withdraws what it entered into windows) before the caller answers 503,
+/// so a client that retries at once finds no trace of it. A worker that
+/// overruns the grace gives its result to `unanswered` itself: the caller
+/// closes the channel and takes a result that made it in, so each result
+/// is either answered or given to `unanswered`, never both or neither.
 pub(crate) async fn on_pool<T: Send + 'static>(
     app: &App,
     work: impl FnOnce(Instant) -> T + Send + 'static,
-    unanswered: impl FnOnce(T) + Send + 'static,
+    unanswered: impl Fn(T) + Copy + Send + 'static,
 ) -> Result<T, NoAnswer> {
     let deadline = Instant::now() + app.config.evaluation_timeout;
-    let (sender, mut receiver) = oneshot::channel();
+    let (sender, mut receiver) = oneshot::channel::<(Instant, T)>();
     let job = move || {
-        if let Err(result) = sender.send(work(deadline)) {
+        let result = work(deadline);
+        if let Err((_, result)) = sender.send((Instant::now(), result)) {
             unanswered(result);
         }
     };
@@ -264,13 +272,20 @@ pub(crate) async fn on_pool<T: Send + 'static>(
         Ok(()) => {}
         Err(Refused::Full | Refused::Closed) => return Err(NoAnswer::Full),
     }
-    match tokio::time::timeout_at(deadline.into(), &mut receiver).await {
-        Ok(Ok(value)) => Ok(value),
+    let finished = match tokio::time::timeout_at((deadline + ANSWER_GRACE).into(), &mut receiver).await {
+        Ok(Ok(finished)) => finished,
         // Dropped unrun (past its deadline).
-        Ok(Err(_)) => Err(NoAnswer::TimedOut),
+        Ok(Err(_)) => return Err(NoAnswer::TimedOut),
         Err(_) => {
             receiver.close();
-            receiver.try_recv().map_err(|_| NoAnswer::TimedOut)
+            receiver.try_recv().map_err(|_| NoAnswer::TimedOut)?
+        }
+    };
+    match finished {
+        (at, result) if at <= deadline => Ok(result),
+        (_, result) => {
+            unanswered(result);
+            Err(NoAnswer::TimedOut)
         }
     }
 }
