@@ -26,12 +26,12 @@ use cranelift_codegen::ir::{
 use cranelift_codegen::isa::TargetFrontendConfig;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_module::{FuncId, Linkage, Module};
-use runtime::budget::FUEL_STEP;
-use runtime::data::Slot;
 use runtime::native::NativeCtx;
 use runtime::program::Program;
+use runtime::semantics::budget::FUEL_STEP;
+use runtime::value::data::Slot;
 
-use crate::guards::{Guard, MAX_SCALE, Test};
+use crate::guards::{Guard, MAX_GUARD_SCALE, Test};
 use crate::plan::Plan;
 
 /// `(ctx, rows, n, states, statuses) -> status`.
@@ -310,7 +310,7 @@ fn decimal_false(
     let scale = b.ins().band(shifted, byte);
     // The threshold at each lane's scale, and whether there is one.
     let (mut threshold, mut known) = (zero, zero);
-    for (s, t) in thresholds.iter().enumerate().take(MAX_SCALE as usize + 1) {
+    for (s, t) in thresholds.iter().enumerate().take(MAX_GUARD_SCALE as usize + 1) {
         let Some(t) = t else { continue };
         let at = splat(b, s as i64);
         let here = b.ins().icmp(IntCC::Equal, scale, at);

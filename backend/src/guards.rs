@@ -19,7 +19,7 @@
 //!
 //! Decimals compare as scaled integers: a record's decimal is definitely
 //! on the false side when its mantissa fits 63 bits and its scale is at
-//! most [`MAX_SCALE`], against the constant rescaled exactly to that scale
+//! most [`MAX_GUARD_SCALE`], against the constant rescaled exactly to that scale
 //! at compile time (rounded toward the side that keeps the comparison
 //! exact). Any other decimal leaves the rule to the entry point.
 
@@ -35,7 +35,7 @@ pub const MAX_GUARDS: usize = 64;
 
 /// The largest decimal scale a guard decides; records with more places
 /// leave the rule to the entry point.
-pub const MAX_SCALE: u32 = 8;
+pub const MAX_GUARD_SCALE: u32 = 8;
 
 /// One rule's guard.
 #[derive(Clone, Debug, PartialEq)]
@@ -153,11 +153,11 @@ fn compare(op: CmpOp, ty: ir::TypeId, value: &Const) -> Option<Test> {
 }
 
 /// `mantissa / 10^scale op value` as `mantissa op' threshold` for every
-/// scale up to [`MAX_SCALE`]. Mantissas a guard decides lie strictly
+/// scale up to [`MAX_GUARD_SCALE`]. Mantissas a guard decides lie strictly
 /// above `i64::MIN`, which stands for "never equal".
 fn decimal(op: CmpOp, value: Decimal) -> Test {
     let (mantissa, scale) = (value.mantissa(), value.scale());
-    let thresholds = (0..=MAX_SCALE)
+    let thresholds = (0..=MAX_GUARD_SCALE)
         .map(|s| {
             // value * 10^s, as the quotient and remainder of whole units.
             let (q, r) = if s >= scale {
@@ -197,7 +197,7 @@ mod tests {
         let constants =
             ["0", "2.5", "-2.5", "1000", "0.015", "-0.001", "99999999.999999999", "7.12345678901"];
         let values: Vec<(i64, u32)> = (-30i64..=30)
-            .flat_map(|m| (0..=MAX_SCALE).map(move |s| (m, s)))
+            .flat_map(|m| (0..=MAX_GUARD_SCALE).map(move |s| (m, s)))
             .chain([(25, 1), (-25, 1), (250, 2), (2500, 3), (15, 3), (-1, 3), (i64::MAX, 0), (-i64::MAX, 4)])
             .collect();
         for text in constants {

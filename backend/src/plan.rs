@@ -12,9 +12,9 @@
 
 use std::collections::HashMap;
 
-use runtime::data::Tag;
 use runtime::native::NativeLayout;
 use runtime::program::{Node, Program};
+use runtime::value::data::Tag;
 
 use crate::guards::{Guard, guards};
 
@@ -116,7 +116,7 @@ impl Plan {
             .map(|rule| {
                 let templates =
                     rule.verdict.iter().map(|v| &v.message).chain(rule.finding.iter().map(|f| &f.message));
-                templates.flat_map(ir::verify::template_exprs).map(|_| take(2)).collect()
+                templates.flat_map(ir::Template::exprs).map(|_| take(2)).collect()
             })
             .collect();
         let let_values = c.lets.iter().map(|_| take(2)).collect();

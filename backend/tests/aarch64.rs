@@ -261,7 +261,7 @@ fn run_batches_in_process(
         let context = masks(&requests[first]);
         let end = (first..requests.len()).find(|&k| masks(&requests[k]) != context).unwrap_or(requests.len());
         let group = &requests[first..end];
-        let rows: Vec<runtime::data::Slot> =
+        let rows: Vec<runtime::value::data::Slot> =
             group.iter().flat_map(|r| r.input.slots().iter().copied()).collect();
         let mut states = vec![0u64; group.len() * words];
         let mut statuses = vec![mode; group.len()];
@@ -357,7 +357,7 @@ fn driver_input(name: &str, words: usize, mode: u32, requests: &[Request<'_>]) -
         for slot in slots {
             let tag = slot.tag();
             assert!(
-                !matches!(tag, runtime::data::Tag::Str | runtime::data::Tag::List),
+                !matches!(tag, runtime::value::data::Tag::Str | runtime::value::data::Tag::List),
                 "{name}: an input slot holds a pointer ({tag:?}), which another process cannot read"
             );
             let (a, b) = slot.words();

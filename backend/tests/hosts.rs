@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use runtime::{Engine, HostValue, Jit};
+use runtime::{Engine, Jit, Owned};
 
 const CONTRACT: &str = r#"
 contract: test.hosts
@@ -61,9 +61,9 @@ const REQUESTS: &[(&str, bool)] = &[
 ];
 
 /// Argument `i` when it is an int, else 0.
-fn as_int(args: &[HostValue], i: usize) -> i64 {
+fn as_int(args: &[Owned], i: usize) -> i64 {
     match args.get(i) {
-        Some(HostValue::Int(n)) => *n,
+        Some(Owned::Int(n)) => *n,
         _ => 0,
     }
 }
@@ -73,26 +73,24 @@ fn engine(jit: Jit) -> Engine {
         .jit(jit)
         .native(Arc::new(backend::Jit::new()))
         .host_function("credit_score", "(string) -> decimal", |args| match args {
-            [HostValue::String(s)] => {
-                Ok(HostValue::Decimal(rust_decimal::Decimal::new(s.chars().count() as i64, 1)))
-            }
+            [Owned::String(s)] => Ok(Owned::Decimal(rust_decimal::Decimal::new(s.chars().count() as i64, 1))),
             _ => Err("bad arguments".into()),
         })
         .and_then(|b| {
             b.host_function("total", "(list<int>) -> int", |args| match args {
-                [HostValue::List(items)] => Ok(HostValue::Int(items.len() as i64 * 1000 + as_int(items, 0))),
+                [Owned::List(items)] => Ok(Owned::Int(items.len() as i64 * 1000 + as_int(items, 0))),
                 _ => Err("bad arguments".into()),
             })
         })
         .and_then(|b| {
             b.host_function("label", "(int, string) -> string", |args| match args {
-                [HostValue::Int(n), HostValue::String(s)] => Ok(HostValue::String(format!("#{n} {s}"))),
+                [Owned::Int(n), Owned::String(s)] => Ok(Owned::String(format!("#{n} {s}"))),
                 _ => Err("bad arguments".into()),
             })
         })
         .and_then(|b| {
             b.host_function("risky", "(decimal) -> bool", |args| match args {
-                [HostValue::Decimal(d)] => Ok(HostValue::Bool(d.scale() == 1)),
+                [Owned::Decimal(d)] => Ok(Owned::Bool(d.scale() == 1)),
                 _ => Err("bad arguments".into()),
             })
         })

@@ -26,14 +26,13 @@ use std::sync::Arc;
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
     Decimal128Type, Decimal256Type, Float16Type, Float32Type, Float64Type, Int8Type, Int16Type, Int32Type,
-    Int64Type, TimestampMicrosecondType, TimestampMillisecondType, TimestampNanosecondType,
-    TimestampSecondType, UInt8Type, UInt16Type, UInt32Type, UInt64Type,
+    Int64Type, UInt8Type, UInt16Type, UInt32Type, UInt64Type,
 };
 use arrow_array::{Array, ArrayRef, OffsetSizeTrait, RecordBatch};
-use arrow_schema::{DataType, Field, Fields, Schema, TimeUnit};
+use arrow_schema::{DataType, Field, Fields, Schema};
 use ir::{TypeId, TypeKind, TypeTable};
 use runtime::Contract;
-use runtime::records::{Cells, Records};
+use runtime::input::records::{Cells, Records};
 use rust_decimal::Decimal;
 
 /// How a batch's columns fill a contract's input.
@@ -569,16 +568,7 @@ fn timestamp_value(array: &ArrayRef, row: usize) -> Option<Option<i64>> {
     let DataType::Timestamp(unit, _) = array.data_type() else {
         return Some(Some(ir::time::parse_timestamp(str_value(array, row)?).ok()?));
     };
-    Some(match unit {
-        TimeUnit::Second => array.as_primitive::<TimestampSecondType>().value(row).checked_mul(1_000_000_000),
-        TimeUnit::Millisecond => {
-            array.as_primitive::<TimestampMillisecondType>().value(row).checked_mul(1_000_000)
-        }
-        TimeUnit::Microsecond => {
-            array.as_primitive::<TimestampMicrosecondType>().value(row).checked_mul(1_000)
-        }
-        TimeUnit::Nanosecond => Some(array.as_primitive::<TimestampNanosecondType>().value(row)),
-    })
+    Some(crate::json_rows::timestamp_nanos(array, *unit, row))
 }
 
 /// A duration in nanoseconds, as its JSON text would read.

@@ -3,14 +3,16 @@
 
 use std::path::Path;
 
-/// How input records are encoded.
+/// How input records are encoded (`--input-format`; each variant's doc is
+/// its help).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum InputFormat {
-    /// One JSON object per line (`.ndjson`, `.jsonl`, anything else).
+    /// One JSON object per line (`.ndjson`, `.jsonl`).
     Ndjson,
-    /// Arrow IPC, file or stream format (`.arrow`, `.arrows`).
+    /// Apache Arrow IPC, file or stream format (`.arrow`, `.arrows`).
     Arrow,
-    /// Length-delimited Protobuf messages of one type (`.pb`).
+    /// Length-delimited Protobuf messages (`.pb`), of the type `--proto` and `--message` name.
     Protobuf,
     /// One JSON array of records, streamed (`.json`).
     Json,
@@ -54,12 +56,14 @@ impl InputFormat {
     }
 }
 
-/// How results are written.
+/// How results are written (`--output-format`; each variant's doc is its
+/// help).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum OutputFormat {
-    /// One result line per record, as `rulec eval` prints.
+    /// One JSON result per line, as `rulec eval` prints.
     Ndjson,
-    /// Arrow IPC: a record batch per input chunk, one row per record.
+    /// Apache Arrow IPC: the file format for a `.arrow` file, else the stream format.
     Arrow,
 }
 

@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use arrow_array::{ArrayRef, RecordBatch, StringArray};
 use arrow_schema::{DataType, Field, SchemaRef};
 use runtime::Context;
-use runtime::records::Records;
+use runtime::input::records::Records;
 use runtime::result::{Parts, RowSink};
 use runtime::{Contract, InvalidInput};
 use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, Visitor};
@@ -42,8 +42,8 @@ pub struct Settings {
     /// How long each record's evaluation may run (`None`: the engine's
     /// limit, if it has one). A record past it gets its `timeout` error
     /// and the run goes on. With a limit, native code runs record by
-    /// record rather than a window per call.
-    pub limit: Option<runtime::budget::Limit>,
+    /// record rather than a step per call.
+    pub limit: Option<runtime::semantics::budget::Limit>,
 }
 
 /// One contract's batch evaluation, shared by the workers.
@@ -59,9 +59,9 @@ pub struct Job {
     /// The kept columns' indexes in the input batches.
     kept_columns: Vec<usize>,
     schema: SchemaRef,
-    /// The window length the last window's results asked for (shared by
+    /// The step length the last step's results asked for (shared by
     /// the workers: records of one input have results of similar size).
-    window: AtomicUsize,
+    step: AtomicUsize,
 }
 
 /// One chunk's results and counts.
@@ -115,7 +115,7 @@ impl Job {
             plan,
             kept_columns,
             schema,
-            window: AtomicUsize::new(FIRST_WINDOW),
+            step: AtomicUsize::new(FIRST_STEP),
         })
     }
 
@@ -261,12 +261,12 @@ impl Job {
         })
     }
 
-    /// Evaluates `count` records into the output format, a window at a
+    /// Evaluates `count` records into the output format, a step at a
     /// time: `read(records, start, len)` lays out the records from
     /// `start` on as rows `0 .. len`. A contract with signals has the
     /// whole chunk laid out at once and its signals computed first
-    /// ([`Job::signalled_rows`]); any other, a window at a time in one
-    /// buffer reused for every window (small enough to stay in the
+    /// ([`Job::signalled_rows`]); any other, a step at a time in one
+    /// buffer reused for every step (small enough to stay in the
     /// core's cache).
     fn rows<'r>(
         &self,
@@ -278,8 +278,8 @@ impl Job {
         if self.contract.has_signals() {
             return self.signalled_rows(count, read, kept, pieces);
         }
-        let mut records = Records::new(self.contract.program(), WINDOW.min(count));
-        self.windows(count, kept, pieces, &mut |start, len, sink| {
+        let mut records = Records::new(self.contract.program(), STEP.min(count));
+        self.steps(count, kept, pieces, &mut |start, len, sink| {
             records.reset(len);
             read(&mut records, start, len);
             self.contract.evaluate_records(&records, &self.context, sink)
@@ -289,7 +289,7 @@ impl Job {
     /// [`Job::rows`] for a contract with windows or scores: the chunk's
     /// records enter the windows in the chunk's turn (after every chunk
     /// before it, [`Turn`]), then are scored once per model and evaluated
-    /// a window at a time, in parallel with other chunks.
+    /// a step at a time, in parallel with other chunks.
     fn signalled_rows<'r>(
         &self,
         count: usize,
@@ -303,43 +303,43 @@ impl Job {
             Some(turn) => turn.run(enter),
             None => enter(),
         });
-        self.windows(count, kept, pieces, &mut |start, len, sink| {
+        self.steps(count, kept, pieces, &mut |start, len, sink| {
             self.contract.evaluate_signalled(&records, start..start + len, &self.context, &signals, sink)
         })
     }
 
-    /// Evaluates `count` records a window at a time (`evaluate(start,
+    /// Evaluates `count` records a step (a run of records laid out and evaluated together) at a time (`evaluate(start,
     /// len, sink)` gives the results of records `start .. start + len`),
-    /// handing them on in pieces. A window is at most [`WINDOW`] records,
-    /// fewer when their results are large (a window's results are at
+    /// handing them on in pieces. A step is at most [`STEP`] records,
+    /// fewer when their results are large (a step's results are at
     /// most half a piece).
-    fn windows<'s>(
+    fn steps<'s>(
         &'s self,
         count: usize,
         kept: KeptOutput<impl Fn(usize, &mut Vec<u8>), impl Fn(usize, usize) -> Vec<ArrayRef>>,
         pieces: Pieces<'_>,
         evaluate: &mut dyn FnMut(usize, usize, &mut dyn RowSink<'s>) -> usize,
     ) -> Result<(), String> {
-        let mut out = self.results(count.min(WINDOW * 4));
+        let mut out = self.results(count.min(STEP * 4));
         let (mut piece_start, mut failed, mut start) = (0, 0, 0);
-        let mut window = self.window.load(Ordering::Relaxed);
+        let mut step = self.step.load(Ordering::Relaxed);
         loop {
-            let len = window.min(count - start);
+            let len = step.min(count - start);
             let before = out.bytes();
             let sink: &mut dyn RowSink<'_> = match &mut out {
                 Rows::Ndjson(out) => {
                     let pairs = |row: usize, pairs: &mut Vec<u8>| (kept.pairs)(start + row, pairs);
-                    out.window(len, (!self.keep.is_empty()).then_some(&pairs as KeptFields<'_>));
+                    out.step(len, (!self.keep.is_empty()).then_some(&pairs as KeptFields<'_>));
                     out
                 }
                 Rows::Arrow(out) => out,
             };
             failed += evaluate(start, len, sink);
             start += len;
-            window = next_window(len, out.bytes() - before, pieces.bytes);
-            self.window.store(window, Ordering::Relaxed);
+            step = next_step(len, out.bytes() - before, pieces.bytes);
+            self.step.store(step, Ordering::Relaxed);
             if start == count || out.bytes() >= pieces.bytes {
-                let rest = (count - start).min(WINDOW * 4);
+                let rest = (count - start).min(STEP * 4);
                 let piece = std::mem::replace(&mut out, self.results(rest));
                 let output = match piece {
                     Rows::Ndjson(out) => Output::Lines(out.out),
@@ -382,19 +382,19 @@ struct KeptOutput<P, C> {
     columns: C,
 }
 
-/// The next window's length after one of `len` records whose results
-/// took `bytes`: as many records as give half a piece, by that window's
-/// bytes per record, between 1 and [`WINDOW`].
-fn next_window(len: usize, bytes: usize, piece_bytes: usize) -> usize {
+/// The next step's length after one of `len` records whose results
+/// took `bytes`: as many records as give half a piece, by that step's
+/// bytes per record, between 1 and [`STEP`].
+fn next_step(len: usize, bytes: usize, piece_bytes: usize) -> usize {
     let per_record = (bytes / len.max(1)).max(1);
-    (piece_bytes / 2 / per_record).clamp(1, WINDOW)
+    (piece_bytes / 2 / per_record).clamp(1, STEP)
 }
 
-/// Records laid out per window: a few hundred kilobytes of slots.
-const WINDOW: usize = 1024;
+/// Records laid out per step: a few hundred kilobytes of slots.
+const STEP: usize = 1024;
 
-/// The first window of a run, before the size of its results is known.
-const FIRST_WINDOW: usize = 64;
+/// The first step of a run, before the size of its results is known.
+const FIRST_STEP: usize = 64;
 
 /// A chunk's results as they are written.
 enum Rows<'p> {

@@ -22,7 +22,7 @@ use runtime::{Contract, InvalidInput};
 
 /// Why the record `text` (an input's JSON) is invalid for `contract`.
 pub fn problem(contract: &Contract, text: &str) -> InvalidInput {
-    match runtime::request::Input::parse(contract.program(), text) {
+    match runtime::input::request::Input::parse(contract.program(), text) {
         Err(problem) => problem,
         // The column reader refused what the JSON reader takes: a bug of
         // the column reader, said as such rather than evaluated wrongly.
@@ -147,7 +147,9 @@ fn float(out: &mut Vec<u8>, f: f64) {
     }
 }
 
-fn timestamp_nanos(array: &dyn Array, unit: TimeUnit, row: usize) -> Option<i64> {
+/// An Arrow timestamp of `unit` in nanoseconds; `None` past their range.
+/// The one conversion of both paths (columns into slots, rows as JSON).
+pub(crate) fn timestamp_nanos(array: &dyn Array, unit: TimeUnit, row: usize) -> Option<i64> {
     match unit {
         TimeUnit::Second => array.as_primitive::<TimestampSecondType>().value(row).checked_mul(1_000_000_000),
         TimeUnit::Millisecond => {

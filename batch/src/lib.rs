@@ -17,6 +17,8 @@
 //! knows nothing of either (it depends on `runtime`, never on `cli` or
 //! `server`).
 
+#![forbid(unsafe_code)]
+
 pub mod buffers;
 pub mod columns;
 pub mod format;

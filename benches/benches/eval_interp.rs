@@ -6,8 +6,8 @@ use criterion::{Criterion, criterion_group, criterion_main};
 fn eval_interp(c: &mut Criterion) {
     let engine = runtime::Engine::builder().jit(runtime::Jit::Off).build();
     let workload = benches::targets::Workload::new(
-        benches::targets::TRANSFER_CONTRACT,
-        benches::targets::TRANSFER_REQUESTS,
+        benches::workload::TRANSFER_CONTRACT,
+        benches::workload::TRANSFER_REQUESTS,
         &engine,
     )
     .expect("the reference workload loads");

@@ -11,8 +11,8 @@ fn eval_jit(c: &mut Criterion) {
         .native(Arc::new(backend::Jit::with_verifier(false)))
         .build();
     let workload = benches::targets::Workload::new(
-        benches::targets::TRANSFER_CONTRACT,
-        benches::targets::TRANSFER_REQUESTS,
+        benches::workload::TRANSFER_CONTRACT,
+        benches::workload::TRANSFER_REQUESTS,
         &engine,
     )
     .expect("the reference workload loads");

@@ -92,7 +92,7 @@ pub fn measure(
 /// generated one of 96 rules, as `(name, YAML text)`.
 pub fn bench_contracts() -> Vec<(String, String)> {
     vec![
-        ("transfer".to_string(), crate::targets::TRANSFER_CONTRACT.to_string()),
+        ("transfer".to_string(), crate::workload::TRANSFER_CONTRACT.to_string()),
         ("generated_96".to_string(), crate::generate::contract(96)),
     ]
 }

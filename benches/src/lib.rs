@@ -25,6 +25,7 @@ pub mod native;
 #[cfg(feature = "peers")]
 pub mod peers;
 pub mod targets;
+pub mod workload;
 
 pub use harness::{Report, Settings, TargetReport, run};
 

@@ -13,7 +13,8 @@
 use std::str::FromStr;
 
 use ir::Verdict;
-use runtime::result::{EffectResult, Evaluation, FindingResult, Owned, Reason};
+use runtime::result::{EffectResult, Evaluation, FindingResult, Reason};
+use runtime::value::Owned;
 use rust_decimal::{Decimal, RoundingStrategy};
 
 /// The request's channel.

@@ -4,7 +4,7 @@
 //! components drawn from a fixed seed).
 
 use benches::native::{Native, Transfer};
-use benches::targets::{TRANSFER_CONTRACT, TRANSFER_REQUESTS};
+use benches::workload::{TRANSFER_CONTRACT, TRANSFER_REQUESTS};
 
 /// A small deterministic generator (splitmix64).
 struct Pick(u64);

@@ -10,9 +10,10 @@
 
 use benches::native::{Native, Transfer};
 use benches::peers::{Kind, Number, Peer};
-use benches::targets::{TRANSFER_CONTRACT, TRANSFER_REQUESTS, Workload};
+use benches::targets::Workload;
+use benches::workload::{TRANSFER_CONTRACT, TRANSFER_REQUESTS};
 use ir::Verdict;
-use runtime::result::Owned;
+use runtime::value::Owned;
 use rust_decimal::prelude::ToPrimitive;
 
 fn workload() -> Workload {

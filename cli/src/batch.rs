@@ -4,36 +4,10 @@
 
 use std::path::PathBuf;
 
-use batch::result_parts;
+use batch::{InputFormat, OutputFormat, result_parts};
 use runtime::ContractSet;
 
 use crate::{Failure, Outcome};
-
-/// How batch input records are encoded (`--input-format`).
-#[derive(clap::ValueEnum, Clone, Copy, PartialEq, Eq, Debug)]
-pub enum InputFormat {
-    /// One JSON object per line (`.ndjson`, `.jsonl`).
-    Ndjson,
-    /// Apache Arrow IPC, file or stream format (`.arrow`, `.arrows`).
-    Arrow,
-    /// Length-delimited Protobuf messages (`.pb`), of the type `--proto` and `--message` name.
-    Protobuf,
-    /// One JSON array of records, streamed (`.json`).
-    Json,
-    /// Apache Avro object container file (`.avro`).
-    Avro,
-    /// Apache Parquet (`.parquet`).
-    Parquet,
-}
-
-/// How results are written (`--output-format`).
-#[derive(clap::ValueEnum, Clone, Copy, PartialEq, Eq, Debug)]
-pub enum OutputFormat {
-    /// One JSON result per line, as `rulec eval` prints.
-    Ndjson,
-    /// Apache Arrow IPC: the file format for a `.arrow` file, else the stream format.
-    Arrow,
-}
 
 #[derive(Debug)]
 pub struct Settings {
@@ -58,20 +32,10 @@ pub fn run(set: &ContractSet, settings: &Settings) -> Outcome {
             set.names().collect::<Vec<_>>().join(", ")
         )));
     };
-    let input_format = match settings.input_format {
-        Some(InputFormat::Ndjson) => batch::InputFormat::Ndjson,
-        Some(InputFormat::Arrow) => batch::InputFormat::Arrow,
-        Some(InputFormat::Protobuf) => batch::InputFormat::Protobuf,
-        Some(InputFormat::Json) => batch::InputFormat::Json,
-        Some(InputFormat::Avro) => batch::InputFormat::Avro,
-        Some(InputFormat::Parquet) => batch::InputFormat::Parquet,
-        None => batch::InputFormat::of_path(&settings.input),
-    };
-    let output_format = match settings.output_format {
-        Some(OutputFormat::Ndjson) => batch::OutputFormat::Ndjson,
-        Some(OutputFormat::Arrow) => batch::OutputFormat::Arrow,
-        None => settings.output.as_deref().map_or(batch::OutputFormat::Ndjson, batch::OutputFormat::of_path),
-    };
+    let input_format = settings.input_format.unwrap_or_else(|| InputFormat::of_path(&settings.input));
+    let output_format = settings
+        .output_format
+        .unwrap_or_else(|| settings.output.as_deref().map_or(OutputFormat::Ndjson, OutputFormat::of_path));
     let parts = match &settings.fields {
         Some(fields) => result_parts(fields).map_err(|e| Failure::Usage(format!("--fields: {e}")))?,
         None => runtime::result::Parts::ALL,

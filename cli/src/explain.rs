@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use runtime::ContractSet;
 use runtime::result::RuleTrace;
 
-use crate::commands::eval::{Lines, is_blank};
+use crate::inputs::{Lines, is_blank};
 use crate::{Failure, Outcome};
 
 pub fn run(set: &ContractSet, lines: Lines) -> Outcome {

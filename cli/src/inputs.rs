@@ -1,7 +1,8 @@
 //! Command-line inputs: the contract files of the paths given (through
-//! the runtime's one folder walker), and files read with errors that name
-//! them.
+//! the runtime's one folder walker), files read with errors that name
+//! them, and request lines (a file or stdin).
 
+use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
 use runtime::contract_set::walk::{self, FileKind};
@@ -36,4 +37,45 @@ pub fn read_text(path: &Path) -> Result<String, Failure> {
         );
         Failure::Reported
     })
+}
+
+/// Request lines, as bytes (a line that is not UTF-8 gets its error line,
+/// as any invalid request does).
+pub type Lines = Box<dyn Iterator<Item = std::io::Result<Vec<u8>>>>;
+
+/// Requests, one line each: a file holding one JSON request (even
+/// pretty-printed: its text is passed on as it is, so numbers keep their
+/// digits) or NDJSON, or NDJSON streamed from stdin.
+pub fn request_lines(file: Option<&PathBuf>) -> Result<Lines, Failure> {
+    let Some(path) = file else {
+        return Ok(Box::new(std::io::stdin().lock().split(b'\n').map(|line| line.map(without_cr))));
+    };
+    let bytes =
+        std::fs::read(path).map_err(|e| Failure::Usage(format!("cannot read {}: {e}", path.display())))?;
+    if let Some(request) = single_object(&bytes) {
+        return Ok(Box::new(std::iter::once(Ok(request.as_bytes().to_vec()))));
+    }
+    let lines: Vec<std::io::Result<Vec<u8>>> =
+        bytes.split(|&b| b == b'\n').map(|line| Ok(without_cr(line.to_vec()))).collect();
+    Ok(Box::new(lines.into_iter()))
+}
+
+fn without_cr(mut line: Vec<u8>) -> Vec<u8> {
+    if line.last() == Some(&b'\r') {
+        line.pop();
+    }
+    line
+}
+
+/// Whether a request line holds nothing but white space.
+pub fn is_blank(line: &[u8]) -> bool {
+    line.iter().all(u8::is_ascii_whitespace)
+}
+
+/// The text of the one JSON object `bytes` hold, untouched (never through
+/// `serde_json::Value`, which would read numbers as `f64`); `None` when
+/// they hold anything else, such as NDJSON.
+fn single_object(bytes: &[u8]) -> Option<&str> {
+    let raw = serde_json::from_slice::<&serde_json::value::RawValue>(bytes).ok()?;
+    Some(raw.get()).filter(|object| object.starts_with('{'))
 }

@@ -5,11 +5,12 @@
 //! request is wrong (diagnostics were printed), 2 usage, configuration or
 //! I/O errors.
 
+#![forbid(unsafe_code)]
+
 mod batch;
 mod commands;
 mod explain;
 mod inputs;
-mod targets;
 
 use std::process::ExitCode;
 

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use runtime::engine::NativeStatus;
-use runtime::{Contract, Engine, HostValue, Jit};
+use runtime::{Contract, Engine, Jit, Owned};
 use rust_decimal::Decimal;
 
 /// The engines the suite runs, by name.
@@ -53,9 +53,7 @@ pub fn engine_within(name: &str, limits: runtime::window::WindowLimits) -> Engin
         .native(Arc::new(backend::Jit::with_verifier(true)))
         .models(Arc::new(models::Tract::new()))
         .host_function("test_score", "(string) -> decimal", |args| match args {
-            [HostValue::String(s)] => {
-                Ok(HostValue::Decimal(Decimal::from(s.chars().count() as i64) / Decimal::TEN))
-            }
+            [Owned::String(s)] => Ok(Owned::Decimal(Decimal::from(s.chars().count() as i64) / Decimal::TEN)),
             _ => Err("expected one string".into()),
         })
         .and_then(|b| b.host_function("test_fail", "(int) -> int", |_| Err("host function failed".into())))
@@ -174,7 +172,8 @@ pub fn run(case: &Path, engine_name: &str) -> Result<CaseRun, String> {
         let result = String::from_utf8_lossy(&out).into_owned();
         runs.push(RequestRun { request: line.to_string(), result, finished });
     }
-    let tests = runtime::contract_tests::run(&contract).into_iter().map(|t| (t.name, t.failures)).collect();
+    let tests =
+        runtime::engine::contract_tests::run(&contract).into_iter().map(|t| (t.name, t.failures)).collect();
     Ok(CaseRun {
         requests: runs,
         tests,
@@ -230,12 +229,12 @@ pub fn evaluate_together(contract: &Contract, lines: &[String]) -> Vec<Vec<u8>> 
         }
     }
     for (context, run) in &runs {
-        let mut records = runtime::records::Records::new(contract.program(), run.len());
+        let mut records = runtime::input::records::Records::new(contract.program(), run.len());
         for (row, (_, input)) in run.iter().enumerate() {
             records.parse_row(contract.program(), row, input);
         }
         let mut sink = batch::output::ndjson::NdjsonRows::new(runtime::result::Parts::ALL, run.len());
-        sink.window(run.len(), None);
+        sink.step(run.len(), None);
         contract.evaluate_records(&records, context, &mut sink);
         let results = sink.out.split(|b| *b == b'\n');
         for ((i, _), result) in run.iter().zip(results) {

@@ -1,5 +1,5 @@
 //! Batch evaluation of the conformance requests: records laid out
-//! together (`runtime::records::Records`) and evaluated in one call
+//! together (`runtime::input::records::Records`) and evaluated in one call
 //! (`Contract::evaluate_records`, native code's batch entry on the JIT)
 //! give, record by record, the bytes of evaluating each request alone.
 //! Each way runs on a contract loaded for it, so a case with windows

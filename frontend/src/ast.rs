@@ -8,7 +8,7 @@
 use rust_decimal::Decimal;
 
 use crate::source::{Span, Spanned};
-use crate::syntax::yaml::Node;
+use crate::tree::Node;
 
 /// A name with its span.
 pub type Ident = Spanned<String>;

@@ -15,6 +15,8 @@
 //! ([`Diagnostic`]). It knows nothing about evaluation: it depends on `ir`
 //! and never on `runtime` or `backend`.
 
+#![forbid(unsafe_code)]
+
 pub mod ast;
 pub mod ast_print;
 pub mod check;
@@ -22,6 +24,7 @@ pub mod codes;
 pub mod diagnostic;
 pub mod source;
 pub mod syntax;
+pub mod tree;
 
 pub use diagnostic::{Diagnostic, Diagnostics, Severity};
 pub use ir::Bundle;

@@ -123,9 +123,9 @@ fn contract_of_height(height: u32) -> ir::Contract {
 
 #[test]
 fn the_verifier_bounds_ir_expressions_at_512() {
-    let bundle = ir::Bundle::new(contract_of_height(ir::verify::MAX_EXPR_HEIGHT)).expect("512 tall verifies");
+    let bundle = ir::Bundle::new(contract_of_height(ir::limits::MAX_EXPR_HEIGHT)).expect("512 tall verifies");
     assert!(ir::Bundle::from_json(&bundle.to_json()).is_ok());
-    let error = ir::Bundle::new(contract_of_height(ir::verify::MAX_EXPR_HEIGHT + 1)).expect_err("513 tall");
+    let error = ir::Bundle::new(contract_of_height(ir::limits::MAX_EXPR_HEIGHT + 1)).expect_err("513 tall");
     assert!(error.message.contains("taller than 512"), "{error}");
 }
 

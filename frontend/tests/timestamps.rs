@@ -3,22 +3,9 @@
 //! `timestamp("...")` call on a literal and as a table value, both
 //! checked at compile time and located at the literal.
 
-/// Each case: the text, and its UTC form or a part of its error.
-fn cases() -> Vec<(String, Result<String, String>)> {
-    include_str!("../../ir/tests/timestamps.tsv")
-        .lines()
-        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-        .map(|line| {
-            let (text, expected) = line.split_once('\t').expect("a tab");
-            let expected = match expected.split_at(2) {
-                ("= ", utc) => Ok(utc.to_string()),
-                ("! ", error) => Err(error.to_string()),
-                _ => panic!("`= ` or `! ` in {line:?}"),
-            };
-            (text.to_string(), expected)
-        })
-        .collect()
-}
+#[path = "../../ir/tests/common/timestamp_cases.rs"]
+mod timestamp_cases;
+use timestamp_cases::cases;
 
 fn contract(text: &str) -> String {
     format!(

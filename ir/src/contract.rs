@@ -431,3 +431,13 @@ pub struct TestExpect {
     /// Rule (or let) ids of the errors, in order.
     pub errors: Option<Vec<String>>,
 }
+
+impl Template {
+    /// The expressions the template interpolates.
+    pub fn exprs(&self) -> impl Iterator<Item = ExprId> + '_ {
+        self.parts.iter().filter_map(|part| match part {
+            TemplatePart::Expr(id) => Some(*id),
+            TemplatePart::Text(_) => None,
+        })
+    }
+}

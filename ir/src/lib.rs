@@ -14,10 +14,15 @@
 //!                                      └─── from_json ◄──┘  (verify + hash)
 //! ```
 
+#![forbid(unsafe_code)]
+
 pub mod bundle;
 pub mod contract;
+pub mod digest;
 pub mod expr;
+pub mod graph;
 pub mod ids;
+pub mod limits;
 pub mod names;
 pub mod pattern;
 pub mod print;

@@ -9,6 +9,7 @@
 use std::sync::Arc;
 
 use crate::ids::{ExprId, TypeId};
+use crate::types::{TypeKind, TypeTable};
 
 /// `windows: <name>: { key, time, span, grace, aggregates }`.
 #[derive(Clone, PartialEq, Debug)]
@@ -77,7 +78,7 @@ pub struct Model {
     /// The width of the one float input tensor, `[n, features]`.
     pub features: u32,
     pub output: ModelOutput,
-    /// `sha256:<hex>` of `bytes` ([`crate::bundle::sha256_of`]).
+    /// `sha256:<hex>` of `bytes` ([`crate::digest::sha256_of`]).
     pub sha256: String,
     /// The ONNX file's bytes (shared: contracts are cloned).
     pub bytes: Arc<[u8]>,
@@ -104,5 +105,51 @@ impl ModelOutput {
 
     pub fn named(name: &str) -> Option<ModelOutput> {
         ModelOutput::ALL.into_iter().find(|o| o.name() == name)
+    }
+}
+
+impl Window {
+    /// The root expressions of the window: its key, its time and its
+    /// aggregates' arguments.
+    pub fn roots(&self) -> impl Iterator<Item = ExprId> + '_ {
+        [self.key, self.time].into_iter().chain(self.aggregates.iter().filter_map(|a| a.arg))
+    }
+}
+
+impl AggregateKind {
+    /// The type of an aggregate of this kind over an argument of type `arg`
+    /// (`None` for `count()`), when the kind takes such an argument: the
+    /// checker and the verifier share this rule.
+    pub fn result_type(self, types: &TypeTable, arg: Option<TypeId>) -> Option<TypeId> {
+        let kind_of = |ty: TypeId| types.get(ty);
+        match (self, arg) {
+            (AggregateKind::Count, None) => Some(TypeTable::INT),
+            (AggregateKind::Sum, Some(ty))
+                if matches!(ty, TypeTable::INT | TypeTable::DECIMAL | TypeTable::FLOAT) =>
+            {
+                Some(ty)
+            }
+            (AggregateKind::Max | AggregateKind::Min, Some(ty))
+                if matches!(
+                    ty,
+                    TypeTable::INT
+                        | TypeTable::DECIMAL
+                        | TypeTable::FLOAT
+                        | TypeTable::TIMESTAMP
+                        | TypeTable::DURATION
+                ) =>
+            {
+                Some(ty)
+            }
+            (AggregateKind::Distinct, Some(ty))
+                if matches!(
+                    kind_of(ty),
+                    Some(TypeKind::String | TypeKind::Int | TypeKind::Bool | TypeKind::Enum(_))
+                ) =>
+            {
+                Some(TypeTable::INT)
+            }
+            _ => None,
+        }
     }
 }

@@ -7,22 +7,9 @@ use ir::{
     Bundle, Const, Contract, DecisionMode, Expr, ExprId, ExprKind, Let, OnError, TypeKind, TypeTable, Verdict,
 };
 
-/// Each case: the text, and its UTC form or a part of its error.
-fn cases() -> Vec<(String, Result<String, String>)> {
-    include_str!("timestamps.tsv")
-        .lines()
-        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-        .map(|line| {
-            let (text, expected) = line.split_once('\t').expect("a tab");
-            let expected = match expected.split_at(2) {
-                ("= ", utc) => Ok(utc.to_string()),
-                ("! ", error) => Err(error.to_string()),
-                _ => panic!("`= ` or `! ` in {line:?}"),
-            };
-            (text.to_string(), expected)
-        })
-        .collect()
-}
+#[path = "common/timestamp_cases.rs"]
+mod timestamp_cases;
+use timestamp_cases::cases;
 
 #[test]
 fn the_parser_reads_the_cases() {

@@ -37,7 +37,7 @@ fn base() -> String {
 /// form of the title (`10. **Lets and rules**` gives `10_lets_and_rules`).
 fn invariants() -> Vec<String> {
     let source =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/verify.rs")).unwrap();
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/verify/mod.rs")).unwrap();
     let mut out = Vec::new();
     for line in source.lines().map_while(|l| l.strip_prefix("//!")) {
         let Some((number, rest)) = line.trim_start().split_once(". **") else { continue };

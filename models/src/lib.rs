@@ -8,8 +8,8 @@
 //! output that fits the declared `output`: `shape.rs`, with the rule for
 //! models of several outputs), how a model is prepared once for any
 //! number of rows (`load.rs`), and how rows are scored in one run
-//! (`score.rs`). `testing` builds ONNX models in Rust for tests and
-//! examples.
+//! (`score.rs`). `testing` (behind the `testing` feature) builds ONNX
+//! models in Rust for tests, examples and benchmarks.
 //!
 //! It does not own the declaration (`ir::Model`: the features, the
 //! output, the file's bytes and hash), nor when scores are computed (the
@@ -18,10 +18,13 @@
 //! tract: an engine is given a model runtime, as it is given the JIT.
 //! docs/MODELS.md says which models load and how to export them.
 
+#![forbid(unsafe_code)]
+
 mod cost;
 mod load;
 mod score;
 mod shape;
+#[cfg(any(test, feature = "testing"))]
 pub mod testing;
 
 pub use cost::MAX_OPERATIONS_PER_ROW;

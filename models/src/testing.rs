@@ -635,7 +635,7 @@ pub fn declaration(name: &str, bytes: Vec<u8>, features: u32, output: ir::ModelO
         name: name.into(),
         features,
         output,
-        sha256: ir::bundle::sha256_of(&bytes),
+        sha256: ir::digest::sha256_of(&bytes),
         bytes: bytes.into(),
     }
 }

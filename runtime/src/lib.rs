@@ -1,64 +1,66 @@
-//! rulec's runtime: evaluates verified bundles, in stages.
+//! rulec's runtime: evaluates verified bundles, in stages, each a folder
+//! (a stage uses only the stages listed before it, and the shared leaves;
+//! `xtask/tests/module_circles.rs` checks that no arrow runs back up):
 //!
-//! - Inputs: [`data`] and [`layout`] (inputs and constants as flat slot
-//!   arrays), [`request`] (requests validated against the schema while
-//!   parsed), [`records`] (many input records laid out for batch
-//!   evaluation), [`value`] (values and their rendering);
-//! - prepare: [`program`] (a contract prepared once: slots resolved,
-//!   tables indexed, regexes compiled, the plans of its signals);
-//! - semantics: [`semantics`] (every operator and built-in, shared by both
-//!   engines so they cannot drift), over the leaves [`decimal`] and
-//!   [`score`] (scoring a row with a model); [`budget`], the time budget
-//!   both engines honour;
+//! - [`value`]: how values are held: slots ([`value::data`]) laid out by
+//!   type ([`value::layout`]), decimals ([`value::decimal`]), and values
+//!   with their one renderer;
+//! - [`semantics`]: the one meaning of every operator and built-in, which
+//!   both engines call, with the evaluation error ([`semantics::error`]),
+//!   the time budget both engines honour ([`semantics::budget`]) and host
+//!   functions ([`semantics::host`]);
+//! - [`window`]: the window state (SIGNALS.md): per key, its records,
+//!   bounded;
+//! - [`program`] (prepare): a contract prepared once, the one input both
+//!   engines read: slots resolved, tables indexed, regexes compiled
+//!   ([`program::matcher`]), its rules' plans and the [`Context`] they are
+//!   tested against ([`program::context`]), the plans of its signals;
+//! - [`input`]: requests validated against the schema while parsed, and
+//!   many records laid out for batch evaluation;
+//! - [`result`]: the result, the sinks engines give it to, its JSON;
 //! - the engines: [`interp`] (the interpreter, the reference) and
 //!   [`native`] (native code's side of the JIT's ABI);
-//! - signals: [`signals`] (what an evaluation reads beyond its record,
-//!   computed once for every engine) over [`window`] (the window state)
-//!   and [`model`] (model scoring as the runtime sees it; the `models`
-//!   crate runs ONNX behind it); [`record_signals`], the values the
-//!   engines read;
-//! - results: [`result`] (the result and its JSON form);
-//! - the API: [`engine`] (`Engine`, `Contract`) and [`contract_set`] (the
-//!   set of contracts every front end serves: routing by name, the
-//!   request line to result line path, the folder walker and loader);
-//!   [`contained`], a panic in a file reader or a model turned into an
-//!   error.
+//! - [`signals`]: what an evaluation reads beyond its record (window
+//!   values, scores), computed once for every engine by running the
+//!   interpreter on the window's inputs;
+//! - the API: [`engine`] (`Engine`, `Contract`, the contract's own tests)
+//!   and [`contract_set`] (the set of contracts every front end serves:
+//!   routing by name, the request line to result line path, the folder
+//!   walker and loader).
+//!
+//! Shared leaves, where stages meet below them: [`record_signals`] (a
+//! record's signals as the engines read them), [`score`] (scoring a row
+//! with a model, shared by the signals component and the interpreter),
+//! [`model`] (model scoring as the runtime sees it; the `models` crate
+//! runs ONNX behind it) and [`contained`] (a panic in a file reader or a
+//! model turned into an error).
 //!
 //! This crate depends on `ir` only: never on the compiler front end or on
 //! Cranelift.
 
-pub mod budget;
 pub mod contained;
-pub mod context;
 pub mod contract_set;
-pub mod contract_tests;
-pub mod data;
-pub mod decimal;
 pub mod engine;
-pub mod error;
-pub mod host;
+pub mod input;
 pub mod interp;
-pub mod layout;
-pub mod matcher;
 pub mod model;
 pub mod native;
 pub mod program;
 pub mod record_signals;
-pub mod records;
-pub mod request;
 pub mod result;
 pub mod score;
 pub mod semantics;
 pub mod signals;
-pub use signals::ChunkSignals;
 pub mod value;
 pub mod window;
 
-pub use context::Context;
 pub use contract_set::ContractSet;
 pub use engine::{Contract, Engine, EngineBuilder, EvaluateError, Jit, LoadError, Request};
-pub use error::EvalError;
-pub use host::{HostFn, HostType, HostValue, Signature};
+pub use input::request::{Envelope, InvalidInput};
 pub use ir::{Bundle, BundleError};
-pub use request::{Envelope, InvalidInput};
+pub use program::context::Context;
 pub use result::Evaluation;
+pub use semantics::error::EvalError;
+pub use semantics::host::{HostFn, HostType, Signature};
+pub use signals::ChunkSignals;
+pub use value::Owned;

@@ -5,9 +5,9 @@
 //! them (`crate::signals`), which runs the interpreter, so that the
 //! interpreter can read signals without importing what computes them.
 
-use crate::data::Slot;
-use crate::error::EvalError;
+use crate::semantics::error::EvalError;
 use crate::value::Value;
+use crate::value::data::Slot;
 use crate::window::Ticket;
 
 /// Where a request's record entered its windows, so that it can be

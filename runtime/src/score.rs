@@ -6,8 +6,8 @@
 
 use ir::TypeTable;
 
-use crate::error::EvalError;
 use crate::program::Program;
+use crate::semantics::error::EvalError;
 use crate::value::Value;
 
 /// A `score`'s features as one row of the model's input: a `list<float>`

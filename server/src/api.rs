@@ -11,27 +11,22 @@
 
 use std::convert::Infallible;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant, SystemTime};
 
 use bytes::Bytes;
-use http_body_util::combinators::BoxBody;
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
 use hyper::header::{self, HeaderValue};
 use hyper::{Request, Response, StatusCode, Version};
 use subtle::ConstantTimeEq;
-use tokio::sync::oneshot;
 
+use crate::app::{App, Logged, on_pool};
 use crate::body::{BodyError, BodyReader};
-use crate::config::Config;
 use crate::evaluate::{self, Answer, error_json};
-use crate::metrics::{Metrics, Snapshot, WindowGauges};
-use crate::pool::{Pool, Refused};
-use crate::rules::{RuleSet, Rules};
-
-/// A response body: whole, or streamed (NDJSON).
-pub type Body = BoxBody<Bytes, Infallible>;
+use crate::metrics::{Snapshot, WindowGauges};
+use crate::respond::{Body, body_error, json, text, unavailable};
+use crate::rules::RuleSet;
 
 /// The header naming the rule set revision that answered.
 pub const REVISION_HEADER: &str = "x-rulec-revision";
@@ -64,27 +59,6 @@ const ROUTES: &[Route] = &[
     Route { path: "/metrics", methods: &["GET", "HEAD"], public: false, endpoint: Endpoint::Metrics },
     Route { path: "/evaluations", methods: &["POST"], public: false, endpoint: Endpoint::Evaluations },
 ];
-
-/// Everything a request handler needs.
-#[derive(Debug)]
-pub struct App {
-    pub config: Config,
-    pub rules: Arc<Rules>,
-    pub pool: Pool,
-    pub metrics: Metrics,
-    /// Set when shutdown begins: `/readyz` answers 503.
-    pub draining: AtomicBool,
-    /// Batches of bare records running (at most `max_batches`).
-    pub batches: AtomicUsize,
-}
-
-/// What the access log records about a request.
-#[derive(Debug, Default)]
-pub(crate) struct Logged {
-    pub(crate) contract: Option<String>,
-    revision: Option<u64>,
-    decision: Option<&'static str>,
-}
 
 /// Handles one request, logging and counting it.
 pub async fn handle(app: Arc<App>, request: Request<Incoming>) -> Result<Response<Body>, Infallible> {
@@ -178,12 +152,12 @@ fn authorized(app: &App, request: &Request<Incoming>) -> bool {
 }
 
 /// `POST /evaluations`: JSON, NDJSON requests streamed both ways, or a
-/// batch of bare records ([`crate::records`]).
+/// batch of bare records ([`crate::evaluations`]).
 async fn evaluations(app: &Arc<App>, request: Request<Incoming>, logged: &mut Logged) -> Response<Body> {
-    if let Some(input) = crate::records::input_format(&request) {
+    if let Some(input) = crate::evaluations::input_format(&request) {
         let set = app.rules.current();
         logged.revision = Some(set.revision);
-        let mut response = crate::records::respond(app, &set, request, input, logged).await;
+        let mut response = crate::evaluations::respond(app, &set, request, input, logged).await;
         if let Ok(revision) = HeaderValue::from_str(&set.revision.to_string()) {
             response.headers_mut().insert(REVISION_HEADER, revision);
         }
@@ -226,80 +200,6 @@ fn body_reader(app: &App, request: Request<Incoming>) -> Result<BodyReader, Body
     Ok(BodyReader::new(request.into_body(), limit, app.config.body_pace))
 }
 
-/// The answer to a body that could not be read: 408, 413 or 400. The
-/// connection closes after it, since the rest of the body is not read.
-pub(crate) fn body_error(failure: &BodyError) -> Response<Body> {
-    let mut response = json(failure.status(), failure.to_json());
-    response.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
-    response
-}
-
-/// Why a job gave no answer.
-pub(crate) enum NoAnswer {
-    Full,
-    TimedOut,
-}
-
-/// How long past the deadline the caller waits for the worker: a worker's
-/// evaluations stop at the deadline (`runtime::budget`, within one fuel
-/// step, or after a model's bounded run), so its answer comes within this
-/// unless the machine is stalled.
-const ANSWER_GRACE: std::time::Duration = std::time::Duration::from_millis(200);
-
-/// Runs `work` on the pool and waits for it (queueing included). `work`
-/// is given the deadline, which its evaluations honour, so the worker is
-/// free again when the caller stops waiting. Only a result finished by the
-/// deadline is answered; any other is given to `unanswered` (which
-/// withdraws what it entered into windows) before the caller answers 503,
-/// so a client that retries at once finds no trace of it. A worker that
-/// overruns the grace gives its result to `unanswered` itself: the caller
-/// closes the channel and takes a result that made it in, so each result
-/// is either answered or given to `unanswered`, never both or neither.
-pub(crate) async fn on_pool<T: Send + 'static>(
-    app: &App,
-    work: impl FnOnce(Instant) -> T + Send + 'static,
-    unanswered: impl Fn(T) + Copy + Send + 'static,
-) -> Result<T, NoAnswer> {
-    let deadline = Instant::now() + app.config.evaluation_timeout;
-    let (sender, mut receiver) = oneshot::channel::<(Instant, T)>();
-    let job = move || {
-        let result = work(deadline);
-        if let Err((_, result)) = sender.send((Instant::now(), result)) {
-            unanswered(result);
-        }
-    };
-    match app.pool.submit(deadline, job) {
-        Ok(()) => {}
-        Err(Refused::Full | Refused::Closed) => return Err(NoAnswer::Full),
-    }
-    let finished = match tokio::time::timeout_at((deadline + ANSWER_GRACE).into(), &mut receiver).await {
-        Ok(Ok(finished)) => finished,
-        // Dropped unrun (past its deadline).
-        Ok(Err(_)) => return Err(NoAnswer::TimedOut),
-        Err(_) => {
-            receiver.close();
-            receiver.try_recv().map_err(|_| NoAnswer::TimedOut)?
-        }
-    };
-    match finished {
-        (at, result) if at <= deadline => Ok(result),
-        (_, result) => {
-            unanswered(result);
-            Err(NoAnswer::TimedOut)
-        }
-    }
-}
-
-pub(crate) fn unavailable(why: NoAnswer) -> Response<Body> {
-    let (kind, message) = match why {
-        NoAnswer::Full => ("overloaded", "the evaluation queue is full: retry shortly"),
-        NoAnswer::TimedOut => ("timeout", "the evaluation did not finish in time"),
-    };
-    let mut response = json(StatusCode::SERVICE_UNAVAILABLE, error_json(kind, message));
-    response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
-    response
-}
-
 async fn evaluate_one(app: &Arc<App>, set: Arc<RuleSet>, body: Bytes, logged: &mut Logged) -> Response<Body> {
     let evaluated = on_pool(
         app,
@@ -320,13 +220,6 @@ async fn evaluate_one(app: &Arc<App>, set: Arc<RuleSet>, body: Bytes, logged: &m
             response
         }
         Err(why) => unavailable(why),
-    }
-}
-
-/// Counts each `(contract, decision)` in the metrics.
-pub(crate) fn count_decisions(app: &App, decisions: &[(String, &'static str)]) {
-    for (contract, decision) in decisions {
-        app.metrics.decision(contract, decision);
     }
 }
 
@@ -408,26 +301,4 @@ fn rfc3339(at: SystemTime) -> String {
     let nanos = at.duration_since(SystemTime::UNIX_EPOCH).unwrap_or(Duration::ZERO).as_nanos();
     let nanos = i64::try_from(nanos / 1_000_000_000 * 1_000_000_000).unwrap_or(0);
     ir::time::format_timestamp(nanos)
-}
-
-pub(crate) fn json(status: StatusCode, body: Vec<u8>) -> Response<Body> {
-    let mut response = Response::new(Full::new(Bytes::from(body)).boxed());
-    *response.status_mut() = status;
-    response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
-    response
-}
-
-pub(crate) fn ndjson(body: Body) -> Response<Body> {
-    let mut response = Response::new(body);
-    response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/x-ndjson"));
-    response
-}
-
-fn text(status: StatusCode, body: &'static str) -> Response<Body> {
-    let mut response = Response::new(Full::new(Bytes::from_static(body.as_bytes())).boxed());
-    *response.status_mut() = status;
-    response
-        .headers_mut()
-        .insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain; charset=utf-8"));
-    response
 }

@@ -9,8 +9,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use runtime::Contract;
-use runtime::budget::Limit;
 use runtime::contract_set::{Line, LineOutcome};
+use runtime::semantics::budget::Limit;
 use runtime::signals::Entered;
 
 use crate::rules::RuleSet;

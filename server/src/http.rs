@@ -12,7 +12,8 @@ use hyper_util::server::graceful::GracefulShutdown;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 
-use crate::api::{App, handle};
+use crate::api::handle;
+use crate::app::App;
 
 /// How long shutdown waits for in-flight requests before giving up.
 const DRAIN_LIMIT: Duration = Duration::from_secs(30);

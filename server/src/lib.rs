@@ -15,16 +15,20 @@
 //!   tests use it over loopback); [`run`] is `rulec serve`: logging,
 //!   signals, exit on drain.
 
+#![forbid(unsafe_code)]
+
 pub mod api;
+pub mod app;
 pub mod body;
 pub mod config;
 pub mod evaluate;
+pub mod evaluations;
 pub mod http;
 pub mod metrics;
 pub mod ndjson;
 pub mod pipe;
 pub mod pool;
-pub mod records;
+pub mod respond;
 pub mod rules;
 pub mod watch;
 
@@ -37,7 +41,7 @@ use tokio::sync::watch as signal_watch;
 
 pub use config::{BodyPace, Config, EngineChoice};
 
-use crate::api::App;
+use crate::app::App;
 use crate::pool::Pool;
 use crate::rules::Rules;
 

@@ -14,9 +14,10 @@ use hyper::Response;
 use hyper::body::Frame;
 use tokio::sync::mpsc;
 
-use crate::api::{App, Body, NoAnswer, body_error, count_decisions, ndjson, on_pool, unavailable};
+use crate::app::{App, NoAnswer, count_decisions, on_pool};
 use crate::body::{BodyError, BodyReader};
 use crate::evaluate::{self, Batch, error_json};
+use crate::respond::{Body, body_error, ndjson, unavailable};
 use crate::rules::RuleSet;
 
 /// NDJSON lines evaluated per job: enough to amortise the hand-off, few

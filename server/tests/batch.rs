@@ -504,7 +504,13 @@ fn overload_is_503_with_retry_after_before_the_first_byte() {
     assert_eq!(error_kind(&answer), "overloaded");
     release.send(()).expect("released");
     release.send(()).expect("released");
-    while app.pool.busy() > 0 || app.pool.queue_depth() > 0 {
+    // The refused batch holds its slot until its blocking side has ended,
+    // which may be after its 503 left: wait for it, or it would be taken
+    // for the next batch below.
+    while app.pool.busy() > 0
+        || app.pool.queue_depth() > 0
+        || app.batches.load(std::sync::atomic::Ordering::Relaxed) > 0
+    {
         std::thread::sleep(Duration::from_millis(5));
     }
 

@@ -114,7 +114,7 @@ impl Translator<'_, '_> {
                 self.b.ins().icmp_imm_s(int_cc, ordering, 0)
             }
             _ if types.is_stringy(ty) => {
-                self.charge_bytes(l.b, runtime::budget::STRING_SHIFT);
+                self.charge_bytes(l.b, runtime::semantics::budget::STRING_SHIFT);
                 if matches!(op, CmpOp::Eq | CmpOp::Ne) {
                     let op_code = self.iconst(StrOp::Eq as i64);
                     let equal = self.helper(Helper::StrOp, &[op_code, l.a, l.b, r.a, r.b], W);

@@ -1,8 +1,8 @@
 //! Built-in functions: the cheap ones inline, the rest through the shared
 //! helpers.
 
-use runtime::budget::STRING_SHIFT;
-use runtime::decimal::Midpoint;
+use runtime::semantics::budget::STRING_SHIFT;
+use runtime::value::decimal::Midpoint;
 
 use super::*;
 

@@ -1,12 +1,12 @@
 //! Decimal `+ - *` and comparisons inline, on the same scaled-`i64` fast
-//! paths as `runtime::decimal` (whose rules are checked against
+//! paths as `runtime::value::decimal` (whose rules are checked against
 //! rust_decimal there): when both mantissas fit an `i64`, the scales align
 //! with a power of ten and nothing overflows, the result is built from
 //! machine integers. Everything else (a zero operand, whose sign and scale
 //! rust_decimal treats specially, a 96-bit mantissa, an overflow) calls the
 //! shared Rust helper, which gives the reference answer.
 //!
-//! A decimal is two words ([`runtime::data::Slot`]): `a` holds mantissa
+//! A decimal is two words ([`runtime::value::data::Slot`]): `a` holds mantissa
 //! bits 0..64; `b` holds bits 64..96 in its low half and rust_decimal's
 //! flags in its high half (scale in bits 48..56, sign in bit 63).
 //!
@@ -14,14 +14,14 @@
 //! apart while translating ([`super::fold`]): a comparison with a literal
 //! costs a few instructions, and one with zero needs no slow path at all.
 
-use runtime::decimal::Midpoint;
+use runtime::value::decimal::Midpoint;
 
 use super::*;
 
 /// Bits of word `b` that hold the mantissa's top 32 bits.
 const HIGH_MANTISSA: i64 = 0xFFFF_FFFF;
-/// The largest scale rust_decimal keeps.
-const MAX_SCALE: i64 = 28;
+/// The largest scale rust_decimal keeps (the runtime's decimals are its).
+const MAX_SCALE: i64 = rust_decimal::Decimal::MAX_SCALE as i64;
 /// The largest exponent in [`runtime::native::POW10`].
 const MAX_POW10: i64 = 18;
 
@@ -150,7 +150,7 @@ impl Translator<'_, '_> {
     }
 
     /// `round(v, places)` (a midpoint as `midpoint` says) for a
-    /// constant `places` in `0..=28`: `runtime::decimal::round`'s fast
+    /// constant `places` in `0..=28`: `runtime::value::decimal::round`'s fast
     /// path. A finer scale divides by `10^(scale - places)` and rounds on
     /// the remainder; a coarser one multiplies up to `places`. A negative
     /// value that rounds to zero (whose sign rust_decimal decides) and
@@ -285,7 +285,7 @@ impl Translator<'_, '_> {
         Small { m, scale, slow }
     }
 
-    /// Brings both mantissas to the larger scale (`runtime::decimal`'s
+    /// Brings both mantissas to the larger scale (`runtime::value::decimal`'s
     /// `aligned`): the one with the smaller scale is multiplied by
     /// `10^difference`, which must be in the table and must not overflow.
     fn align(&mut self, x: Small, y: Small) -> Aligned {

@@ -112,7 +112,7 @@ impl Translator<'_, '_> {
             ExprKind::Call { func, args } => self.call(id, *func, args, ty),
             ExprKind::Matches { subject, regex } => {
                 let s = self.expr(*subject);
-                self.charge_bytes(s.b, runtime::budget::REGEX_SHIFT);
+                self.charge_bytes(s.b, runtime::semantics::budget::REGEX_SHIFT);
                 let program = self.ctx_field(NativeCtx::PROGRAM);
                 let r = self.iconst(i64::from(regex.0));
                 let hit = self.helper(Helper::RegexMatch, &[program, r, s.a, s.b], W);

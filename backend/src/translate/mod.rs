@@ -7,7 +7,7 @@
 //!
 //! Every function has the signature `(ctx: i64) -> i32`: it takes the
 //! [`NativeCtx`] and returns `OK` or `FALLBACK`. Values travel as two
-//! 64-bit words, exactly as in slots ([`runtime::data::Slot`]): a decimal
+//! 64-bit words, exactly as in slots ([`runtime::value::data::Slot`]): a decimal
 //! is its packed mantissa and flags, a string or a list its pointer and
 //! length, a record a pointer to its slots, a float its `f64`. Optionals
 //! carry a presence flag beside.
@@ -39,9 +39,9 @@ use cranelift_codegen::isa::{CallConv, TargetFrontendConfig};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_module::{FuncId, Module};
 use ir::{BinaryOp, Builtin, CmpOp, Combine, ExprId, ExprKind, TypeId, TypeTable as T, UnaryOp};
-use runtime::data::Slot;
 use runtime::native::{EQ_FAILED, FALLBACK, Helper, NativeCtx, OK, StrOp};
 use runtime::program::{Node, Program};
+use runtime::value::data::Slot;
 
 use crate::plan::{Plan, RULE_FIRED, RULE_NOT_FIRED};
 
@@ -265,7 +265,7 @@ impl Translator<'_, '_> {
 
     /// Spends `units` of the evaluation's fuel (a loop's element) and asks
     /// the budget for more when it is spent; falls back when the budget
-    /// ran out (the runtime then reports it: `runtime::budget`).
+    /// ran out (the runtime then reports it: `runtime::semantics::budget`).
     fn tick(&mut self, units: i64) {
         let fuel = self.ctx_field(NativeCtx::FUEL);
         let left = self.b.ins().iadd_imm_s(fuel, -units);

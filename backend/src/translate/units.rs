@@ -74,7 +74,7 @@ impl Translator<'_, '_> {
         self.b.switch_to_block(computed);
         let templates =
             rule.verdict.iter().map(|v| &v.message).chain(rule.finding.iter().map(|f| &f.message));
-        let parts: Vec<ExprId> = templates.flat_map(ir::verify::template_exprs).collect();
+        let parts: Vec<ExprId> = templates.flat_map(ir::Template::exprs).collect();
         for (k, id) in parts.into_iter().enumerate() {
             let v = self.expr(id);
             let (a, b) = self.stored_words(v, self.c.expr(id).ty);
@@ -151,7 +151,7 @@ impl Translator<'_, '_> {
 
     /// Whether a rule applies to the request's channel and component, as
     /// `RulePlan::applies` decides.
-    pub(super) fn applies(&mut self, rule: runtime::context::RulePlan) -> Value {
+    pub(super) fn applies(&mut self, rule: runtime::program::context::RulePlan) -> Value {
         let channel_ok = match rule.channels {
             None => self.iconst(1),
             Some(mask) => {

@@ -31,7 +31,8 @@ use arrow_array::{ArrayRef, DictionaryArray, Int8Array, ListArray, RecordBatch, 
 use arrow_buffer::{NullBufferBuilder, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{DataType, Field, Fields, Schema, SchemaRef, TimeUnit};
 use ir::{TypeId, TypeKind, TypeTable, Verdict};
-use runtime::result::{Owned, Parts, ResultSink, RowSink};
+use runtime::result::{Parts, ResultSink, RowSink};
+use runtime::value::Owned;
 use runtime::{EvaluateError, InvalidInput};
 
 /// The schema of the result columns for `contract` and `parts`, after

@@ -1,14 +1,15 @@
 //! Results as NDJSON lines: each record's result line as `rulec eval`
 //! prints it (the parts asked for), its kept fields first, or its error
-//! line. A [`RowSink`]: the results of a window of records arrive in
+//! line. A [`RowSink`]: the results of a step of records (`crate::job`) arrive in
 //! order, each written by `runtime::result::JsonResult`.
 
 use ir::Verdict;
-use runtime::result::{JsonResult, JsonState, Owned, Parts, ResultSink, RowSink};
+use runtime::result::{JsonResult, JsonState, Parts, ResultSink, RowSink};
+use runtime::value::Owned;
 use runtime::{EvaluateError, InvalidInput};
 
 /// Writes a record's kept fields (`"key":value` pairs) after the record's
-/// index in its window.
+/// index in its step.
 pub type KeptFields<'k> = &'k dyn Fn(usize, &mut Vec<u8>);
 
 /// The result lines of one chunk.
@@ -16,11 +17,11 @@ pub type KeptFields<'k> = &'k dyn Fn(usize, &mut Vec<u8>);
 pub struct NdjsonRows {
     pub out: Vec<u8>,
     parts: Parts,
-    /// The window's kept fields, row after row, as `"key":value` pairs,
+    /// The step's kept fields, row after row, as `"key":value` pairs,
     /// comma-separated; `kept_ends[i]` ends row `i`'s.
     kept: Vec<u8>,
     kept_ends: Vec<usize>,
-    /// The window's row being written.
+    /// The step's row being written.
     row: usize,
     state: JsonState,
 }
@@ -37,9 +38,9 @@ impl NdjsonRows {
         }
     }
 
-    /// Starts a window of `rows` records whose kept fields `kept(row,
+    /// Starts a step of `rows` records whose kept fields `kept(row,
     /// out)` writes (nothing when no field is kept).
-    pub fn window(&mut self, rows: usize, kept: Option<KeptFields<'_>>) {
+    pub fn step(&mut self, rows: usize, kept: Option<KeptFields<'_>>) {
         self.kept.clear();
         self.kept_ends.clear();
         self.row = 0;

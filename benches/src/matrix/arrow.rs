@@ -21,7 +21,7 @@ use arrow_schema::{DataType, Field, Fields, Schema, SchemaRef};
 use ir::{TypeId, TypeKind, TypeTable};
 use serde_json::Value;
 
-use super::writers::RecordSink;
+use super::sink::RecordSink;
 
 /// Rows per record batch written.
 const BATCH_ROWS: usize = 8192;

@@ -30,6 +30,7 @@ pub mod protobuf;
 pub mod report;
 pub mod shapes;
 pub mod signals;
+pub mod sink;
 pub mod writers;
 
 use std::path::{Path, PathBuf};
@@ -156,7 +157,7 @@ struct Cell<'a> {
     /// The contract's name.
     contract: &'a str,
     work: &'a Path,
-    /// The writer's more flags for `rulec eval` ([`writers::FormatWriter::eval_args`]).
+    /// The writer's more flags for `rulec eval` ([`sink::FormatWriter::eval_args`]).
     eval_args: &'a [String],
 }
 
@@ -300,7 +301,7 @@ fn run_group(
 /// One format's input for a group.
 struct Files {
     input: PathBuf,
-    /// The writer's more flags for `rulec eval` ([`writers::FormatWriter::eval_args`]).
+    /// The writer's more flags for `rulec eval` ([`sink::FormatWriter::eval_args`]).
     eval_args: Vec<String>,
     /// What an HTTP cell posts, when HTTP runs and takes the format.
     http_body: Option<PathBuf>,
@@ -426,7 +427,7 @@ fn contract_files(group: &Group<'_>, work: &Path) -> Result<Vec<(ContractChoice,
 /// Writes the group's records to `path` (through a `.part` file, so an
 /// interrupted run leaves no input to reuse).
 fn write_input(
-    writer: &dyn writers::FormatWriter,
+    writer: &dyn sink::FormatWriter,
     group: &Group<'_>,
     bundle: &ir::Bundle,
     path: &Path,

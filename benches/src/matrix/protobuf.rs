@@ -33,7 +33,7 @@ use prost::Message;
 use prost_reflect::{DeserializeOptions, DynamicMessage, MessageDescriptor};
 use serde_json::Value;
 
-use super::writers::{FormatWriter, RecordSink};
+use super::sink::{FormatWriter, RecordSink};
 
 /// The package of the derived schema.
 const PACKAGE: &str = "rulec.bench";

@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 
 use super::signals::Signal;
 use crate::generate::{self, Layout, Rng};
-use crate::targets::TRANSFER_CONTRACT;
+use crate::workload::TRANSFER_CONTRACT;
 
 /// A record shape, by its size and structure.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

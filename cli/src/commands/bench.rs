@@ -6,6 +6,7 @@ use std::time::Duration;
 use benches::harness::{self, Report, Settings, Target, TargetReport};
 use benches::machine::Machine;
 use benches::targets::{self, EndToEnd, Evaluate, Workload};
+use benches::workload;
 
 use crate::{Failure, Outcome};
 
@@ -113,7 +114,7 @@ pub fn run(args: Args) -> Outcome {
     };
     let (source, requests) = match (&args.contract, &args.requests) {
         (Some(c), Some(r)) => (read(c)?, read(r)?),
-        _ => (targets::TRANSFER_CONTRACT.to_string(), targets::TRANSFER_REQUESTS.to_string()),
+        _ => (workload::TRANSFER_CONTRACT.to_string(), workload::TRANSFER_REQUESTS.to_string()),
     };
     let reference_workload = args.contract.is_none();
     let engine = runtime::Engine::builder().jit(runtime::Jit::Off).build();

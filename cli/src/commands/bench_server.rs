@@ -68,9 +68,9 @@ fn start_server(
 pub fn run(warmup: Duration, seconds: Duration) -> Result<(String, Vec<LoadReport>), Failure> {
     let rules = std::env::temp_dir().join(format!("rulec-bench-server-{}", std::process::id()));
     std::fs::create_dir_all(&rules).map_err(|e| Failure::Usage(format!("{}: {e}", rules.display())))?;
-    std::fs::write(rules.join("acme.payments.transfer.yaml"), benches::targets::TRANSFER_CONTRACT)
+    std::fs::write(rules.join("acme.payments.transfer.yaml"), benches::workload::TRANSFER_CONTRACT)
         .map_err(|e| Failure::Usage(e.to_string()))?;
-    let bodies: Vec<Bytes> = benches::targets::TRANSFER_REQUESTS
+    let bodies: Vec<Bytes> = benches::workload::TRANSFER_REQUESTS
         .lines()
         .filter(|l| !l.trim().is_empty())
         .map(|l| Bytes::from(l.to_string()))

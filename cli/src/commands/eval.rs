@@ -1,12 +1,14 @@
 //! `rulec eval`: evaluate requests (or, in batch mode, bare input records)
 //! against contracts and print one result line each, in order.
 
-use std::io::{BufRead, BufWriter, Write};
+use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 
+use ::batch::{InputFormat, OutputFormat};
 use runtime::{ContractSet, Engine, Jit};
 
-use crate::targets;
+use crate::commands::targets;
+use crate::inputs::{Lines, is_blank, request_lines};
 use crate::{Failure, Outcome, batch, explain};
 
 /// Which engine evaluates.
@@ -47,7 +49,7 @@ pub struct Args {
     input: Option<PathBuf>,
     /// Batch mode: the output format (by extension when not given: `.arrow` and `.arrows` are Arrow IPC).
     #[arg(long, value_enum, requires = "input", conflicts_with = "request")]
-    output_format: Option<batch::OutputFormat>,
+    output_format: Option<OutputFormat>,
     /// Batch mode: only these parts of each result (decision,reasons,findings,effects,errors).
     #[arg(long, value_name = "PARTS", requires = "input", conflicts_with = "request")]
     fields: Option<String>,
@@ -66,7 +68,7 @@ pub struct Args {
     /// Batch mode: the input format (by extension when not given: `.json`, `.arrow`/`.arrows`, `.avro`,
     /// `.pb`, `.parquet`; anything else is NDJSON).
     #[arg(long, value_enum, requires = "input", conflicts_with = "request")]
-    input_format: Option<batch::InputFormat>,
+    input_format: Option<InputFormat>,
     /// Protobuf input: the schema, a `.proto` file (its folder is the include path) or a descriptor set (`.desc`, `.binpb`).
     #[arg(long, value_name = "FILE", requires = "input", conflicts_with = "request")]
     proto: Option<PathBuf>,
@@ -134,47 +136,6 @@ pub fn engine_with(
         .timeout(timeout)
         .window_limits(limits)
         .build()
-}
-
-/// Request lines, as bytes (a line that is not UTF-8 gets its error line,
-/// as any invalid request does).
-pub type Lines = Box<dyn Iterator<Item = std::io::Result<Vec<u8>>>>;
-
-/// Requests, one line each: a file holding one JSON request (even
-/// pretty-printed: its text is passed on as it is, so numbers keep their
-/// digits) or NDJSON, or NDJSON streamed from stdin.
-pub fn request_lines(file: Option<&PathBuf>) -> Result<Lines, Failure> {
-    let Some(path) = file else {
-        return Ok(Box::new(std::io::stdin().lock().split(b'\n').map(|line| line.map(without_cr))));
-    };
-    let bytes =
-        std::fs::read(path).map_err(|e| Failure::Usage(format!("cannot read {}: {e}", path.display())))?;
-    if let Some(request) = single_object(&bytes) {
-        return Ok(Box::new(std::iter::once(Ok(request.as_bytes().to_vec()))));
-    }
-    let lines: Vec<std::io::Result<Vec<u8>>> =
-        bytes.split(|&b| b == b'\n').map(|line| Ok(without_cr(line.to_vec()))).collect();
-    Ok(Box::new(lines.into_iter()))
-}
-
-fn without_cr(mut line: Vec<u8>) -> Vec<u8> {
-    if line.last() == Some(&b'\r') {
-        line.pop();
-    }
-    line
-}
-
-/// Whether a request line holds nothing but white space.
-pub fn is_blank(line: &[u8]) -> bool {
-    line.iter().all(u8::is_ascii_whitespace)
-}
-
-/// The text of the one JSON object `bytes` hold, untouched (never through
-/// `serde_json::Value`, which would read numbers as `f64`); `None` when
-/// they hold anything else, such as NDJSON.
-fn single_object(bytes: &[u8]) -> Option<&str> {
-    let raw = serde_json::from_slice::<&serde_json::value::RawValue>(bytes).ok()?;
-    Some(raw.get()).filter(|object| object.starts_with('{'))
 }
 
 fn evaluate_stream(set: &ContractSet, lines: Lines) -> Outcome {

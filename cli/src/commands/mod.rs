@@ -8,6 +8,7 @@ pub mod compile;
 pub mod eval;
 pub mod inspect;
 pub mod serve;
+pub mod targets;
 pub mod test;
 pub mod window_limits;
 

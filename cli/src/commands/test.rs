@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use crate::commands::eval::{EngineChoice, engine};
-use crate::targets;
+use crate::commands::targets;
 use crate::{Failure, Outcome};
 
 /// Run the `tests:` of contracts (or bundles) on every engine.
@@ -32,12 +32,12 @@ pub fn run(args: Args) -> Outcome {
     let (mut passed, mut failed) = (0, 0);
     let (_, reference) = &runs[0];
     for (index, contract) in reference.contracts().iter().enumerate() {
-        let reference_outcomes = runtime::contract_tests::run(contract);
+        let reference_outcomes = runtime::engine::contract_tests::run(contract);
         for (engine_name, set) in &runs {
             let outcomes = if *engine_name == "interp" {
                 reference_outcomes.clone()
             } else {
-                runtime::contract_tests::run(&set.contracts()[index])
+                runtime::engine::contract_tests::run(&set.contracts()[index])
             };
             for (outcome, expected) in outcomes.iter().zip(&reference_outcomes) {
                 let mut failures = outcome.failures.clone();

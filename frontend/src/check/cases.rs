@@ -172,7 +172,7 @@ impl Checker<'_> {
         ok.then(|| Some(written.iter().map(|c| c.value.clone()).collect()))
     }
 
-    fn expected_effects(&mut self, node: &crate::syntax::yaml::Node) -> Option<serde_json::Value> {
+    fn expected_effects(&mut self, node: &crate::tree::Node) -> Option<serde_json::Value> {
         let Some(entries) = node.as_map() else {
             if node.is_null() {
                 return Some(serde_json::Value::Object(Default::default()));

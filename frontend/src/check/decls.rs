@@ -84,13 +84,13 @@ impl Checker<'_> {
             self.header.on_error = on_error;
         }
         self.channels = self.id_list(&ast.channels, "channel");
-        if self.channels.len() > ir::verify::MAX_CHANNELS {
-            let span = ast.channels[ir::verify::MAX_CHANNELS].span;
+        if self.channels.len() > ir::limits::MAX_CHANNELS {
+            let span = ast.channels[ir::limits::MAX_CHANNELS].span;
             self.error(
                 Diagnostic::error(
                     codes::TOO_MANY,
                     span,
-                    format!("a contract declares at most {} channels", ir::verify::MAX_CHANNELS),
+                    format!("a contract declares at most {} channels", ir::limits::MAX_CHANNELS),
                 )
                 .label("one too many"),
             );

@@ -69,7 +69,7 @@ impl Checker<'_> {
             }
         }
         for _ in 0..MAX_CYCLES {
-            let Some(cycle) = ir::verify::find_cycle(&edges) else { break };
+            let Some(cycle) = ir::graph::find_cycle(&edges) else { break };
             self.report_cycle(&cycle, &spans);
             for &node in &cycle {
                 poisoned[node] = true;

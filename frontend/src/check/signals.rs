@@ -73,14 +73,14 @@ impl Checker<'_> {
             name: name.value.clone(),
             features: features?,
             output: output?,
-            sha256: ir::bundle::sha256_of(&bytes),
+            sha256: ir::digest::sha256_of(&bytes),
             bytes,
         })
     }
 
     fn feature_count(&mut self, text: &Spanned<String>) -> Option<u32> {
         match text.value.parse::<u32>() {
-            Ok(n) if (1..=ir::verify::MAX_FEATURES).contains(&n) => Some(n),
+            Ok(n) if (1..=ir::limits::MAX_FEATURES).contains(&n) => Some(n),
             _ => {
                 self.error(
                     Diagnostic::error(
@@ -88,7 +88,7 @@ impl Checker<'_> {
                         text.span,
                         format!("`{}` is not a number of features", text.value),
                     )
-                    .label(format!("expected a whole number from 1 to {}", ir::verify::MAX_FEATURES)),
+                    .label(format!("expected a whole number from 1 to {}", ir::limits::MAX_FEATURES)),
                 );
                 None
             }
@@ -274,7 +274,7 @@ impl Checker<'_> {
             None => None,
         };
         let arg_ty = arg.map(|a| self.ty(a));
-        let Some(ty) = ir::verify::aggregate_type(&self.types, kind, arg_ty) else {
+        let Some(ty) = kind.result_type(&self.types, arg_ty) else {
             let shown = arg_ty.map(|t| self.show(t)).unwrap_or_default();
             let takes = match kind {
                 AggregateKind::Sum => "an int, decimal or float",

@@ -7,7 +7,7 @@ use ir::{Const, TypeId, TypeKind};
 use super::Checker;
 use crate::codes;
 use crate::diagnostic::Diagnostic;
-use crate::syntax::yaml::{Node, NodeKind};
+use crate::tree::{Node, NodeKind};
 
 impl Checker<'_> {
     /// Reads `node` as a value of `ty`, reporting every mismatch inside it.

@@ -9,8 +9,8 @@ use crate::codes;
 use crate::diagnostic::Diagnostic;
 use crate::source::{SourceFile, Span, Spanned};
 use crate::syntax::scalar::ScalarText;
-use crate::syntax::yaml::{Node, NodeKind};
 use crate::syntax::{expr, template, types};
+use crate::tree::{Node, NodeKind};
 
 const CONTRACT_KEYS: &[&str] = &[
     "contract",
@@ -195,7 +195,7 @@ impl Builder<'_, '_> {
 
     /// Whether a flow collection's `,` cut this plain scalar short.
     fn split_at_comma(&self, node: &Node) -> bool {
-        let plain = node.as_scalar().is_some_and(|s| s.style == crate::syntax::yaml::Style::Plain);
+        let plain = node.as_scalar().is_some_and(|s| s.style == crate::tree::Style::Plain);
         let rest = &self.file.text()[(node.span.end as usize).min(self.file.text().len())..];
         plain && rest.trim_start_matches([' ', '\t']).starts_with(',')
     }

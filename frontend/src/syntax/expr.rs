@@ -22,7 +22,7 @@ use crate::syntax::scalar::ScalarText;
 pub const MAX_EXPR_LEN: usize = 64 * 1024;
 /// The most levels of an expression: both how deep the parser nests
 /// (parentheses, calls, lists, unary operators, `?:`, `??`) and how tall
-/// the tree is. The verifier's `ir::verify::MAX_EXPR_HEIGHT` leaves room
+/// the tree is. The verifier's `ir::limits::MAX_EXPR_HEIGHT` leaves room
 /// for the nodes lowering adds (widenings, `not in`, input fields); the
 /// tallest shapes are compiled at this limit in `tests/limits.rs`.
 pub const MAX_LEVELS: u32 = 200;

@@ -7,7 +7,7 @@
 //! wherever the characters can be matched (else at the scalar's start).
 
 use crate::source::{SourceFile, Span};
-use crate::syntax::yaml::{Node, NodeKind, Style};
+use crate::tree::{Node, NodeKind, Style};
 
 /// A scalar's decoded text with a map back to file offsets.
 #[derive(Clone, Debug)]

@@ -7,10 +7,10 @@ use super::model::*;
 use crate::contract::*;
 use crate::expr::{BinaryOp, Builtin, CmpOp, Expr, ExprKind, LambdaKind, UnaryOp};
 use crate::ids::*;
+use crate::limits::MAX_TYPE_DEPTH;
 use crate::signals::{Aggregate, AggregateKind, Model, ModelOutput, Window};
 use crate::types::{FieldDef, TypeKind, TypeTable};
 use crate::value::Const;
-use crate::verify::MAX_TYPE_DEPTH;
 
 type Result<T> = std::result::Result<T, String>;
 

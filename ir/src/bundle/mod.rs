@@ -17,8 +17,6 @@ mod model;
 use std::fmt;
 use std::sync::Arc;
 
-use sha2::{Digest, Sha256};
-
 use crate::contract::Contract;
 use crate::verify;
 
@@ -177,17 +175,5 @@ fn document(contract: &Contract, compiler: &str, hash: String) -> model::BundleD
 
 fn content_hash(contract: &Contract, compiler: &str) -> String {
     let canonical = serde_json::to_vec(&document(contract, compiler, String::new())).unwrap_or_default();
-    sha256_of(&canonical)
-}
-
-/// `sha256:<hex>` of `bytes`: how a bundle names its own content and a
-/// model file's bytes.
-pub fn sha256_of(bytes: &[u8]) -> String {
-    let digest = Sha256::digest(bytes);
-    let mut hex = String::with_capacity(7 + 64);
-    hex.push_str("sha256:");
-    for byte in digest.iter() {
-        hex.push_str(&format!("{byte:02x}"));
-    }
-    hex
+    crate::digest::sha256_of(&canonical)
 }

@@ -10,9 +10,9 @@ use std::sync::Arc;
 use ir::Verdict;
 
 use super::{ContractSet, RouteError};
-use crate::budget::Limit;
 use crate::engine::{Contract, EvaluateError, Request};
-use crate::request::{Envelope, InvalidInput};
+use crate::input::request::{Envelope, InvalidInput};
+use crate::semantics::budget::Limit;
 use crate::signals::Entered;
 
 /// What became of one request line; its result line is in the caller's

@@ -11,7 +11,7 @@ use ir::quote::quote;
 
 use super::ContractSet;
 use crate::engine::Contract;
-use crate::request::InvalidInput;
+use crate::input::request::InvalidInput;
 
 /// The most names a message lists.
 const LISTED: usize = 8;

@@ -30,12 +30,12 @@ use ir::{BinaryOp, Builtin, CmpOp, RuleId, TypeId, TypeTable, UnaryOp};
 use rust_decimal::Decimal;
 
 use super::{Frame, Memo};
-use crate::data::{RecordRef, Tag};
-use crate::decimal::{Midpoint, cmp as dec_cmp};
-use crate::error::Fault;
 use crate::program::{CmpKind, Node, NodeId, ReadKind};
+use crate::semantics::error::Fault;
 use crate::semantics::{ops, truthy};
 use crate::value::Value;
+use crate::value::data::{RecordRef, Tag};
+use crate::value::decimal::{Midpoint, cmp as dec_cmp};
 
 type BoolCode = Arc<dyn for<'p, 'a> Fn(&mut Frame<'p, 'a>) -> bool + Send + Sync>;
 type IntCode = Arc<dyn for<'p, 'a> Fn(&mut Frame<'p, 'a>) -> i64 + Send + Sync>;
@@ -284,7 +284,7 @@ impl Builder<'_> {
                             Ok(subject) => subject,
                             Err(fault) => return f.fail(fault, false),
                         };
-                        match f.tick(crate::budget::regex_cost(subject.as_str().len())) {
+                        match f.tick(crate::semantics::budget::regex_cost(subject.as_str().len())) {
                             Ok(()) => f.p.regexes[regex as usize].is_match(subject.as_str()),
                             Err(fault) => f.fail(fault, false),
                         }
@@ -680,7 +680,7 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
 
     /// A decimal operation's result as typed code returns it.
     #[inline(always)]
-    fn decimal(&mut self, result: crate::error::EvalResult<Decimal>) -> Dec {
+    fn decimal(&mut self, result: crate::semantics::error::EvalResult<Decimal>) -> Dec {
         match result {
             Ok(d) => Dec::new(d),
             Err(error) => self.fail(Fault::from(error), Dec::ZERO),

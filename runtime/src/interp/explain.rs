@@ -6,11 +6,11 @@
 use ir::RuleId;
 
 use super::{Frame, Interpreter, Memo};
-use crate::budget::{Budget, OutOfTime};
-use crate::context::Context;
-use crate::data::RecordRef;
+use crate::program::context::Context;
 use crate::record_signals::Signals;
 use crate::result::{Evaluation, RuleTrace};
+use crate::semantics::budget::{Budget, OutOfTime};
+use crate::value::data::RecordRef;
 
 impl<'p> Interpreter<'p> {
     /// Evaluates and also traces each rule for `--explain`.

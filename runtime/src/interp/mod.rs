@@ -26,15 +26,15 @@ mod walk;
 
 pub use compile::Code;
 
-use crate::budget::{Budget, OutOfTime};
-use crate::context::Context;
-use crate::data::RecordRef;
-use crate::error::{EvalError, Fault};
-use crate::host::HostFn;
+use crate::program::context::Context;
 use crate::program::{NodeId, Program};
 use crate::record_signals::Signals;
 use crate::result::{EffectResult, ErrorEntry, Evaluation, Outcomes};
+use crate::semantics::budget::{Budget, OutOfTime};
+use crate::semantics::error::{EvalError, Fault};
+use crate::semantics::host::HostFn;
 use crate::semantics::{self, ops};
+use crate::value::data::RecordRef;
 use crate::value::{Schema, Value, render, render_template};
 
 /// One contract as the interpreter runs it: its prepared program, the
@@ -245,7 +245,7 @@ struct Frame<'p, 'a> {
     /// (for `--explain`); otherwise only the rules some expression refers
     /// to have memos, at their `RulePlan::memo`.
     memoise_all: bool,
-    /// Work left before the budget is asked for more (`crate::budget`).
+    /// Work left before the budget is asked for more (`crate::semantics::budget`).
     fuel: i64,
     budget: &'a Budget,
     /// The fault typed code left for its boundary (`compile.rs`).
@@ -288,7 +288,7 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
             errors: Vec::new(),
             stack_floor: ir::stack::floor(),
             memoise_all,
-            fuel: crate::budget::FUEL_STEP,
+            fuel: crate::semantics::budget::FUEL_STEP,
             budget,
             fault: None,
             _outlives: PhantomData,

@@ -10,13 +10,13 @@ use std::rc::Rc;
 use ir::{BinaryOp, Builtin, LambdaKind, RuleId, TypeId, TypeTable};
 
 use super::Frame;
-use crate::budget::string_cost;
-use crate::data::RecordRef;
-use crate::error::Fault;
 use crate::program::{CmpKind, Node, NodeId, Program};
 use crate::score;
+use crate::semantics::budget::string_cost;
 use crate::semantics::call_host;
+use crate::semantics::error::Fault;
 use crate::semantics::{self, ops};
+use crate::value::data::RecordRef;
 use crate::value::{Value, read, render};
 
 impl<'p: 'a, 'a> Frame<'p, 'a> {
@@ -249,7 +249,7 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
         let mut values = Vec::with_capacity(args.len());
         for arg in args {
             let value = self.eval(*arg)?;
-            values.push(semantics::to_host(&self.schema, self.p.contract.exprs[*arg as usize].ty, &value));
+            values.push(semantics::owned(&self.schema, self.p.contract.exprs[*arg as usize].ty, &value));
         }
         Ok(call_host(&self.hosts[func as usize], &values)?)
     }

@@ -1,7 +1,7 @@
 //! [`Arena`]: the strings and lists native code computes during one
 //! evaluation, kept at fixed addresses until the next.
 
-use crate::data::Slot;
+use crate::value::data::Slot;
 
 /// Strings and lists computed during one evaluation (by `lower`, `+`,
 /// `string(x)`, list literals), which generated code refers to by address.

@@ -94,7 +94,7 @@ pub fn finish<'p>(
 fn render_words(program: &Program, schema: &Schema<'_>, ty: TypeId, (a, b): (u64, u64), out: &mut String) {
     match ty {
         TypeTable::INT => out.push_str(itoa::Buffer::new().format(a as i64)),
-        TypeTable::DECIMAL => crate::decimal::write_words(a, b, out),
+        TypeTable::DECIMAL => crate::value::decimal::write_words(a, b, out),
         TypeTable::BOOL => out.push_str(if a != 0 { "true" } else { "false" }),
         // SAFETY: a string's words point at text in the input, the
         // program's constants or the arena, all alive while the result is

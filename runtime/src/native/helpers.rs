@@ -10,13 +10,14 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use ir::{Builtin, ExprId, ExprKind, TypeId};
 use rust_decimal::Decimal;
 
-use crate::data::{Slot, pack_decimal, unpack_decimal};
-use crate::decimal::Midpoint;
-use crate::host::{HostFn, HostValue};
 use crate::program::Program;
 use crate::semantics::call_host;
+use crate::semantics::host::HostFn;
 use crate::semantics::{self, ops};
+use crate::value::Owned;
 use crate::value::Value;
+use crate::value::data::{Slot, pack_decimal, unpack_decimal};
+use crate::value::decimal::Midpoint;
 
 use super::words::{text, value_words, word_value};
 use super::{FALLBACK, NativeCtx, OK};
@@ -184,7 +185,7 @@ decimal_binop!(h_dec_div, ops::dec_div);
 decimal_binop!(h_dec_rem, ops::dec_rem);
 
 unsafe extern "C" fn h_dec_cmp(a0: u64, a1: u64, b0: u64, b1: u64) -> i64 {
-    guarded(0, || crate::decimal::cmp(unpack_decimal(a0, a1), unpack_decimal(b0, b1)) as i64)
+    guarded(0, || crate::value::decimal::cmp(unpack_decimal(a0, a1), unpack_decimal(b0, b1)) as i64)
 }
 
 unsafe extern "C" fn h_dec_round(a0: u64, a1: u64, places: i64, midpoint: u64, out: *mut u64) -> u32 {
@@ -351,14 +352,14 @@ unsafe extern "C" fn h_host(ctx: *mut NativeCtx, expr: u64, args: *const u64, ou
         let ExprKind::Extern { func, args: arg_ids } = &node.kind else { return FALLBACK };
         let Some(host) = hosts.get(func.index()) else { return FALLBACK };
         let schema = program.schema();
-        let values: Vec<HostValue> = arg_ids
+        let values: Vec<Owned> = arg_ids
             .iter()
             .enumerate()
             .map(|(k, id)| {
                 let ty = program.contract.expr(*id).ty;
                 // SAFETY: generated code stores two words per argument.
                 let (a, b) = unsafe { (*args.add(2 * k), *args.add(2 * k + 1)) };
-                semantics::to_host(&schema, ty, &word_value(program, ty, a, b))
+                semantics::owned(&schema, ty, &word_value(program, ty, a, b))
             })
             .collect();
         match call_host(host, &values) {

@@ -38,10 +38,10 @@ mod words;
 use std::any::Any;
 use std::mem::offset_of;
 
-use crate::budget::{Budget, OutOfTime};
-use crate::data::Slot;
-use crate::host::HostFn;
 use crate::program::Program;
+use crate::semantics::budget::{Budget, OutOfTime};
+use crate::semantics::host::HostFn;
+use crate::value::data::Slot;
 
 pub use arena::Arena;
 pub use finish::finish;

@@ -2,13 +2,13 @@
 //! statuses), the context of a call, one request ([`run`]) and the batch
 //! entry over many records ([`run_records`]).
 
-use crate::budget::{Budget, FUEL_STEP};
-use crate::context::Context;
-use crate::data::{RecordRef, Slot};
-use crate::host::HostFn;
 use crate::program::Program;
+use crate::program::context::Context;
 use crate::result::ResultSink;
+use crate::semantics::budget::{Budget, FUEL_STEP};
+use crate::semantics::host::HostFn;
 use crate::semantics::ops;
+use crate::value::data::{RecordRef, Slot};
 
 use super::arena::Arena;
 use super::finish::finish;
@@ -136,7 +136,7 @@ pub fn run_records(
     native: &NativeProgram,
     hosts: &[HostFn],
     context: &Context,
-    records: &crate::records::Records<'_>,
+    records: &crate::input::records::Records<'_>,
     rows: std::ops::Range<usize>,
     signals: &[Slot],
     mut each: impl FnMut(usize, RecordRun<'_>),

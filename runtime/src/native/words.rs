@@ -4,10 +4,10 @@
 use ir::TypeId;
 use rust_decimal::Decimal;
 
-use crate::data::{RecordRef, Slot, pack_decimal};
-use crate::layout::Shape;
 use crate::program::Program;
 use crate::value::Value;
+use crate::value::data::{RecordRef, Slot, pack_decimal};
+use crate::value::layout::Shape;
 
 use super::arena::Arena;
 
@@ -31,8 +31,8 @@ pub(super) fn word_value<'a>(program: &'a Program, ty: TypeId, a: u64, b: u64) -
     }
 }
 
-fn shape_tag(shape: &Shape) -> crate::data::Tag {
-    use crate::data::Tag;
+fn shape_tag(shape: &Shape) -> crate::value::data::Tag {
+    use crate::value::data::Tag;
     match shape {
         Shape::Bool => Tag::Bool,
         Shape::Int => Tag::Int,

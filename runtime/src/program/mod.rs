@@ -2,6 +2,9 @@
 //! offsets, tables indexed, regexes compiled, constants laid out, and one
 //! [`Node`] per IR expression. Done once per contract, at load.
 
+pub mod context;
+pub mod matcher;
+
 pub mod plans;
 
 use std::sync::Arc;
@@ -12,10 +15,10 @@ use ir::{
 };
 use rustc_hash::FxHashMap;
 
-use crate::context::RulePlan;
-use crate::data::{RecordRef, Slot, Store};
-use crate::layout::{Layouts, Shape};
-use crate::matcher::Matcher;
+use crate::program::context::RulePlan;
+use crate::program::matcher::Matcher;
+use crate::value::data::{RecordRef, Slot, Store};
+use crate::value::layout::{Layouts, Shape};
 use crate::value::{Schema, Value, read};
 
 /// A node id: the IR expression's id.

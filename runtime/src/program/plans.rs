@@ -50,7 +50,7 @@ impl WindowPlan {
                         .map(|(a, (kind, _))| (a.kind, *kind))
                         .collect(),
                 };
-                let roots = ir::verify::window_roots(w).map(|id| id.0).collect();
+                let roots = w.roots().map(|id| id.0).collect();
                 let plan = WindowPlan { name: w.name.clone(), aggregates, first, shape, roots };
                 first += w.aggregates.len();
                 plan

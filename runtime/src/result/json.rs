@@ -4,7 +4,8 @@
 
 use ir::Verdict;
 
-use super::{Owned, Parts, ResultSink};
+use super::{Parts, ResultSink};
+use crate::value::Owned;
 use crate::value::write_json_str;
 
 /// The sections of a result after its decision, in their order.

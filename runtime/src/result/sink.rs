@@ -5,7 +5,8 @@
 
 use ir::Verdict;
 
-use super::{EffectResult, ErrorEntry, Evaluation, FindingResult, Owned, Reason};
+use super::{EffectResult, ErrorEntry, Evaluation, FindingResult, Reason};
+use crate::value::Owned;
 
 /// A set of a result's optional parts (the decision is always given).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

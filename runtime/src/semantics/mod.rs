@@ -11,12 +11,15 @@
 //! - here: those operations dispatched on values ([`unary`], [`binary`],
 //!   [`call`], [`extremum`]), the order and equality of values ([`order`],
 //!   [`structural_eq`]), effect combining ([`combine`]) and the owned
-//!   forms a value takes outside an evaluation ([`owned`], [`to_host`],
-//!   [`from_host`]).
+//!   forms a value takes outside an evaluation ([`owned`], [`from_host`]).
 //!
 //! Adding a built-in: its typing in `ir::Builtin`, its checker entry in
 //! the frontend, its meaning in [`call`] (and [`ops`] when it is a scalar
 //! operation native code may inline).
+
+pub mod budget;
+pub mod error;
+pub mod host;
 
 pub mod ops;
 
@@ -26,10 +29,10 @@ use std::rc::Rc;
 use ir::{BinaryOp, Builtin, Combine, TypeId, TypeKind, TypeTable, UnaryOp};
 use rust_decimal::Decimal;
 
-use crate::decimal::{self, Midpoint};
-use crate::error::EvalError;
-use crate::host::{HostFn, HostValue};
-use crate::result::Owned;
+use crate::semantics::error::EvalError;
+use crate::semantics::host::HostFn;
+use crate::value::Owned;
+use crate::value::decimal::{self, Midpoint};
 use crate::value::{Schema, Value, list_element, read, render};
 
 /// Whether a value is `true` (absent and every non-bool are not).
@@ -305,34 +308,10 @@ pub fn owned(schema: &Schema<'_>, ty: TypeId, value: &Value<'_>) -> Owned {
     }
 }
 
-/// A value of type `ty` as a host function receives it: its owned form
-/// ([`owned`]). Host types have no records or optionals, so the checker
-/// never passes an absent value or a record.
-pub fn to_host(schema: &Schema<'_>, ty: TypeId, value: &Value<'_>) -> HostValue {
-    match value {
-        Value::Absent | Value::Record(_) => HostValue::Bool(false),
-        _ => host_value(owned(schema, ty, value)),
-    }
-}
-
-fn host_value(value: Owned) -> HostValue {
-    match value {
-        Owned::Bool(b) => HostValue::Bool(b),
-        Owned::Int(i) => HostValue::Int(i),
-        Owned::Decimal(d) => HostValue::Decimal(d),
-        Owned::Float(f) => HostValue::Float(f),
-        Owned::String(s) => HostValue::String(s),
-        Owned::Timestamp(t) => HostValue::Timestamp(t),
-        Owned::Duration(d) => HostValue::Duration(d),
-        Owned::List(items) => HostValue::List(items.into_iter().map(host_value).collect()),
-        Owned::Record(_) => HostValue::Bool(false),
-    }
-}
-
 /// Calls `host` with `args`: both engines go through here, so a host
 /// function's result, and its failure as an evaluation error, are the same
 /// from the interpreter and from native code.
-pub(crate) fn call_host(host: &HostFn, args: &[HostValue]) -> Result<Value<'static>, EvalError> {
+pub(crate) fn call_host(host: &HostFn, args: &[Owned]) -> Result<Value<'static>, EvalError> {
     match host.call(args) {
         Ok(result) => Ok(from_host(result)),
         Err(message) => Err(EvalError::Host { name: host.name.clone(), message }),
@@ -340,15 +319,18 @@ pub(crate) fn call_host(host: &HostFn, args: &[HostValue]) -> Result<Value<'stat
 }
 
 /// A host function's result as a value.
-pub fn from_host(value: HostValue) -> Value<'static> {
+pub fn from_host(value: Owned) -> Value<'static> {
     match value {
-        HostValue::Bool(b) => Value::Bool(b),
-        HostValue::Int(i) => Value::Int(i),
-        HostValue::Decimal(d) => Value::Decimal(d),
-        HostValue::Float(f) => Value::Float(f),
-        HostValue::String(s) => Value::Text(Rc::from(s)),
-        HostValue::Timestamp(t) => Value::Timestamp(t),
-        HostValue::Duration(d) => Value::Duration(d),
-        HostValue::List(items) => Value::Items(items.into_iter().map(from_host).collect()),
+        Owned::Bool(b) => Value::Bool(b),
+        Owned::Int(i) => Value::Int(i),
+        Owned::Decimal(d) => Value::Decimal(d),
+        Owned::Float(f) => Value::Float(f),
+        Owned::String(s) => Value::Text(Rc::from(s)),
+        Owned::Timestamp(t) => Value::Timestamp(t),
+        Owned::Duration(d) => Value::Duration(d),
+        Owned::List(items) => Value::Items(items.into_iter().map(from_host).collect()),
+        // Never: `HostFn::call` checks the result against the function's
+        // signature, which has no records.
+        Owned::Record(_) => Value::Absent,
     }
 }

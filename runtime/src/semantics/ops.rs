@@ -10,9 +10,9 @@ use std::cmp::Ordering;
 
 use rust_decimal::Decimal;
 
-use crate::decimal::{self, Midpoint};
+use crate::value::decimal::{self, Midpoint};
 
-use crate::error::{EvalError, EvalResult};
+use crate::semantics::error::{EvalError, EvalResult};
 
 const NANOS_PER_DAY: i64 = 86_400_000_000_000;
 const NANOS_PER_HOUR: i64 = 3_600_000_000_000;

@@ -12,17 +12,18 @@
 //! A record's signals are the ones [`super::observe`] and [`super::score`]
 //! give the same record as a request: the steps share [`super::enter`].
 
-use crate::budget::{Budget, OutOfTime};
-use crate::context::Context;
-use crate::data::Slot;
-use crate::error::EvalError;
+use crate::input::records::Records;
 use crate::interp::Interpreter;
 use crate::program::Program;
-use crate::records::Records;
+use crate::program::context::Context;
+use crate::semantics::budget::{Budget, OutOfTime};
+use crate::semantics::error::EvalError;
 use crate::value::Value;
+use crate::value::data::Slot;
 use crate::window::{Ahead, Entering};
 
-use super::{Aggregate, NO_SIGNALS, Scratch, Signals, WindowState, enter, window_key};
+use super::windows::{Scratch, enter, window_key};
+use super::{Aggregate, NO_SIGNALS, Signals, WindowState};
 
 /// What became of a row while its signals were computed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

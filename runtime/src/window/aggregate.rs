@@ -16,10 +16,10 @@ use std::ops::Range;
 
 use ir::AggregateKind;
 
-use super::records::{KeyRecords, Stored};
+use super::key_records::{KeyRecords, Stored};
 use super::shape::{Aggregated, ArgKind};
-use crate::decimal;
 use crate::semantics::ops;
+use crate::value::decimal;
 
 /// A value a `distinct` aggregate met: the aggregate's index and where
 /// the value's bytes lie in the key's buffer.

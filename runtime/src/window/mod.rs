@@ -14,8 +14,8 @@
 mod aggregate;
 mod bounds;
 mod index;
+mod key_records;
 mod limits;
-mod records;
 mod shape;
 mod shared;
 mod store;

@@ -7,7 +7,7 @@ use std::fmt;
 use ir::AggregateKind;
 use rust_decimal::Decimal;
 
-use crate::error::EvalError;
+use crate::semantics::error::EvalError;
 
 /// What one window keeps: its span and grace, in nanoseconds, and each
 /// aggregate with the kind of its argument, in the window's order.

@@ -9,8 +9,8 @@ use std::hash::{BuildHasher, RandomState};
 use std::mem::size_of;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
+use super::key_records::{KeyView, allocation_bytes};
 use super::limits::WindowLimits;
-use super::records::{KeyView, allocation_bytes};
 use super::shape::{Aggregated, Arg, Key, ShapeError, WindowShape};
 use super::store::{Ahead, Observation, Ticket, WindowStore};
 

@@ -33,8 +33,8 @@ use std::mem::size_of;
 use super::aggregate::{Met, aggregate};
 use super::bounds::Bounds;
 use super::index::HashIndex;
+use super::key_records::{KeyRecords, KeyView, allocation_bytes, key_len, record_len};
 use super::limits::{Bound, WindowLimits};
-use super::records::{KeyRecords, KeyView, allocation_bytes, key_len, record_len};
 use super::shape::{Aggregated, Arg, Key, ShapeError, WindowShape};
 
 /// What became of an observed record.

@@ -13,9 +13,9 @@ use proptest::test_runner::{Config, RngSeed};
 use rust_decimal::Decimal;
 
 use super::*;
-use crate::decimal;
-use crate::error::EvalError;
+use crate::semantics::error::EvalError;
 use crate::semantics::ops;
+use crate::value::decimal;
 use crate::window::ArgKind::{self, Bool, Duration, Float, Int, Str, Timestamp};
 use crate::window::SharedWindowStore;
 

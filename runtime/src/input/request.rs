@@ -19,9 +19,9 @@ use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 
-use crate::data::{RecordRef, Slot, Store};
-use crate::layout::Shape;
 use crate::program::Program;
+use crate::value::data::{RecordRef, Slot, Store};
+use crate::value::layout::Shape;
 
 /// The most problems one request reports.
 const MAX_DETAILS: usize = 64;

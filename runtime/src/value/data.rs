@@ -2,7 +2,7 @@
 //! of 24-byte [`Slot`]s.
 //!
 //! A record is not a slot: its fields are laid out inline, one after the
-//! other ([`crate::layout`] gives each type's width and field offsets), so
+//! other ([`crate::value::layout`] gives each type's width and field offsets), so
 //! `source.country` is a fixed slot offset known at load time. A scalar is
 //! one slot; a list is one slot pointing at its elements, which are laid
 //! out with the element type's width as stride. The layout is `repr(C)` so
@@ -55,6 +55,7 @@ pub struct Slot {
 // SAFETY: a slot is plain data; the pointers it holds are only read through
 // views tied to the lifetime of the store that owns or borrows the target.
 unsafe impl Send for Slot {}
+// SAFETY: as for `Send`: nothing is written through a slot's pointers.
 unsafe impl Sync for Slot {}
 
 impl Slot {

@@ -6,14 +6,14 @@
 //! besides request parsing to make slots: scalars by value, strings
 //! borrowed for `'r` (the chunk's bytes, an Arrow buffer) or owned by the
 //! records, lists built element by element into the records' store. So the
-//! safety argument of [`crate::data`] holds: no slot points at anything
+//! safety argument of [`crate::value::data`] holds: no slot points at anything
 //! that does not outlive the records.
 
 use rust_decimal::Decimal;
 
-use crate::data::{RecordRef, Slot, Store};
+use crate::input::request::{Input, InvalidInput};
 use crate::program::Program;
-use crate::request::{Input, InvalidInput};
+use crate::value::data::{RecordRef, Slot, Store};
 
 /// `rows` input records of one contract, each `width` slots.
 #[derive(Debug)]

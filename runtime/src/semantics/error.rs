@@ -62,7 +62,7 @@ pub enum EvalError {
         name: String,
         message: String,
     },
-    /// The evaluation's time budget ran out (`crate::budget`): the whole
+    /// The evaluation's time budget ran out (`crate::semantics::budget`): the whole
     /// evaluation stops, so this never reaches a result's `errors`.
     OutOfTime,
     /// An error inside let `id`; the let is where it is listed.

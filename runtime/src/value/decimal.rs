@@ -208,14 +208,14 @@ pub fn write(d: Decimal, out: &mut String) {
 }
 
 /// [`write`] for a decimal in the two words of a slot
-/// ([`crate::data::pack_decimal`]), without rebuilding the `Decimal` when
+/// ([`crate::value::data::pack_decimal`]), without rebuilding the `Decimal` when
 /// its mantissa fits an `i64`.
 pub fn write_words(a: u64, b: u64, out: &mut String) {
     if b as u32 == 0 && a <= i64::MAX as u64 {
         let negative = b >> 63 == 1 && a != 0;
         write_small(negative, a, ((b >> 48) & 0xFF) as u32, out);
     } else {
-        write(crate::data::unpack_decimal(a, b), out);
+        write(crate::value::data::unpack_decimal(a, b), out);
     }
 }
 
@@ -285,7 +285,7 @@ mod tests {
             write(a, &mut shown);
             let expected = if a.is_zero() { a.abs().to_string() } else { a.to_string() };
             prop_assert_eq!(&shown, &expected);
-            let (low, high) = crate::data::pack_decimal(a);
+            let (low, high) = crate::value::data::pack_decimal(a);
             let mut from_words = String::new();
             write_words(low, high, &mut from_words);
             prop_assert_eq!(from_words, expected);

@@ -37,10 +37,11 @@ use runtime::Contract;
 use runtime::contract_set::RouteError;
 use tokio::sync::{mpsc, oneshot};
 
-use crate::api::{App, Body, Logged, json};
+use crate::app::{App, Logged};
 use crate::body::BodyReader;
 use crate::evaluate::error_json;
 use crate::pipe::{ANSWER_WAITING, AnswerWrite, BODY_WAITING, BodyRead, Failure, pump};
+use crate::respond::{Body, json};
 use crate::rules::RuleSet;
 
 /// The media type of an Arrow IPC stream.
@@ -148,7 +149,7 @@ fn plan(
         keep: query.keep.as_deref().map(list).unwrap_or_default(),
         output: output_format(request, input),
         // Each record, as each request, within the evaluation timeout.
-        limit: Some(runtime::budget::Limit::After(app.config.evaluation_timeout)),
+        limit: Some(runtime::semantics::budget::Limit::After(app.config.evaluation_timeout)),
     };
     Ok((contract, settings))
 }

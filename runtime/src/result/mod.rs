@@ -13,8 +13,8 @@
 use std::fmt::Write as _;
 
 use ir::{RuleId, TypeId, Verdict};
-use rust_decimal::Decimal;
-use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
+
+use crate::value::Owned;
 
 mod json;
 mod sink;
@@ -139,53 +139,6 @@ pub fn decide(
 pub struct ErrorEntry<'p> {
     pub rule: &'p str,
     pub message: String,
-}
-
-/// A value that outlives the request it came from (effect values).
-#[derive(Clone, PartialEq, Debug)]
-pub enum Owned {
-    Bool(bool),
-    Int(i64),
-    Decimal(Decimal),
-    Float(f64),
-    String(String),
-    Timestamp(i64),
-    Duration(i64),
-    List(Vec<Owned>),
-    /// Field names and values, in declaration order.
-    Record(Vec<(String, Owned)>),
-}
-
-impl Serialize for Owned {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self {
-            Owned::Bool(b) => s.serialize_bool(*b),
-            Owned::Int(i) => s.serialize_i64(*i),
-            Owned::Float(f) => s.serialize_f64(*f),
-            Owned::Decimal(d) => {
-                let mut text = String::new();
-                crate::value::write_decimal(*d, &mut text);
-                s.serialize_str(&text)
-            }
-            Owned::String(text) => s.serialize_str(text),
-            Owned::Timestamp(t) => s.serialize_str(&ir::time::format_timestamp(*t)),
-            Owned::Duration(d) => s.serialize_str(&ir::time::format_duration(*d)),
-            Owned::List(items) => {
-                let mut seq = s.serialize_seq(Some(items.len()))?;
-                for item in items {
-                    seq.serialize_element(item)?;
-                }
-                seq.end()
-            }
-            Owned::Record(fields) => {
-                let mut map = s.serialize_map(Some(fields.len()))?;
-                for (name, value) in fields {
-                    map.serialize_entry(name, value)?;
-                }
-                map.end()
-            }
-        }
-    }
 }
 
 impl<'p> Evaluation<'p> {

@@ -3,7 +3,7 @@
 
 use ir::{ChannelId, ComponentId};
 
-use crate::budget::Limit;
+use crate::semantics::budget::Limit;
 
 /// The request-level settings of one evaluation.
 #[derive(Clone, Copy, Debug, Default)]
@@ -12,9 +12,9 @@ pub struct Context {
     pub component: Option<ComponentId>,
     /// What `now()` returns; the clock when absent.
     pub now: Option<i64>,
-    /// How long the evaluation may run (`crate::budget`); no limit when
+    /// How long the evaluation may run (`crate::semantics::budget`); no limit when
     /// absent. Both engines of one evaluation share one
-    /// [`crate::budget::Budget`].
+    /// [`crate::semantics::budget::Budget`].
     pub limit: Option<Limit>,
 }
 

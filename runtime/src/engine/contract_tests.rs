@@ -5,7 +5,7 @@
 //! are not checked).
 
 use crate::engine::{Contract, Request};
-use crate::request::Input;
+use crate::input::request::Input;
 use crate::result::Evaluation;
 use crate::signals::WindowState;
 

@@ -11,22 +11,8 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 
 use ir::{TypeId, TypeKind, TypeTable};
-use rust_decimal::Decimal;
 
-/// A value passed to or returned by a host function.
-#[derive(Clone, PartialEq, Debug)]
-pub enum HostValue {
-    Bool(bool),
-    Int(i64),
-    Decimal(Decimal),
-    Float(f64),
-    String(String),
-    /// Nanoseconds since the Unix epoch.
-    Timestamp(i64),
-    /// Nanoseconds.
-    Duration(i64),
-    List(Vec<HostValue>),
-}
+use crate::value::Owned;
 
 /// A host function's parameter or result type.
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -119,7 +105,7 @@ pub fn matches_type(types: &TypeTable, ty: TypeId, host: &HostType) -> bool {
     }
 }
 
-type Callback = dyn Fn(&[HostValue]) -> Result<HostValue, String> + Send + Sync;
+type Callback = dyn Fn(&[Owned]) -> Result<Owned, String> + Send + Sync;
 
 /// A registered host function.
 #[derive(Clone)]
@@ -139,14 +125,14 @@ impl HostFn {
     pub fn new(
         name: impl Into<String>,
         signature: Signature,
-        callback: impl Fn(&[HostValue]) -> Result<HostValue, String> + Send + Sync + 'static,
+        callback: impl Fn(&[Owned]) -> Result<Owned, String> + Send + Sync + 'static,
     ) -> HostFn {
         HostFn { name: name.into(), signature, callback: Arc::new(callback) }
     }
 
     /// Calls the function, turning a panic into an error and checking the
     /// result's type.
-    pub fn call(&self, args: &[HostValue]) -> Result<HostValue, String> {
+    pub fn call(&self, args: &[Owned]) -> Result<Owned, String> {
         let result = catch_unwind(AssertUnwindSafe(|| (self.callback)(args)))
             .unwrap_or_else(|_| Err("the host function panicked".to_string()))?;
         if value_has_type(&result, &self.signature.ret) {
@@ -157,16 +143,16 @@ impl HostFn {
     }
 }
 
-fn value_has_type(value: &HostValue, ty: &HostType) -> bool {
+fn value_has_type(value: &Owned, ty: &HostType) -> bool {
     match (value, ty) {
-        (HostValue::Bool(_), HostType::Bool)
-        | (HostValue::Int(_), HostType::Int)
-        | (HostValue::Decimal(_), HostType::Decimal)
-        | (HostValue::String(_), HostType::String)
-        | (HostValue::Timestamp(_), HostType::Timestamp)
-        | (HostValue::Duration(_), HostType::Duration) => true,
-        (HostValue::Float(f), HostType::Float) => f.is_finite(),
-        (HostValue::List(items), HostType::List(inner)) => items.iter().all(|i| value_has_type(i, inner)),
+        (Owned::Bool(_), HostType::Bool)
+        | (Owned::Int(_), HostType::Int)
+        | (Owned::Decimal(_), HostType::Decimal)
+        | (Owned::String(_), HostType::String)
+        | (Owned::Timestamp(_), HostType::Timestamp)
+        | (Owned::Duration(_), HostType::Duration) => true,
+        (Owned::Float(f), HostType::Float) => f.is_finite(),
+        (Owned::List(items), HostType::List(inner)) => items.iter().all(|i| value_has_type(i, inner)),
         _ => false,
     }
 }
@@ -187,8 +173,8 @@ mod tests {
     fn panics_and_wrong_results_become_errors() {
         let sig: Signature = "(int) -> int".parse().unwrap();
         let panics = HostFn::new("p", sig.clone(), |_| panic!("boom"));
-        assert_eq!(panics.call(&[HostValue::Int(1)]), Err("the host function panicked".into()));
-        let wrong = HostFn::new("w", sig, |_| Ok(HostValue::Bool(true)));
+        assert_eq!(panics.call(&[Owned::Int(1)]), Err("the host function panicked".into()));
+        let wrong = HostFn::new("w", sig, |_| Ok(Owned::Bool(true)));
         assert!(wrong.call(&[]).unwrap_err().contains("not a int"));
     }
 }

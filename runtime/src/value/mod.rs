@@ -7,14 +7,21 @@
 //! Messages): decimals keep their scale, ints are digits, floats use Rust's
 //! shortest round-trip form, lists are `[a, b]`.
 
+pub mod data;
+pub mod decimal;
+pub mod layout;
+mod owned;
+
+pub use owned::Owned;
+
 use std::fmt::Write as _;
 use std::rc::Rc;
 
 use ir::{TypeId, TypeKind, TypeTable};
 use rust_decimal::Decimal;
 
-use crate::data::{ListRef, RecordRef, Slot};
-use crate::layout::{Layouts, Shape};
+use crate::value::data::{ListRef, RecordRef, Slot};
+use crate::value::layout::{Layouts, Shape};
 
 /// A value being computed. The tag is a whole word, so every payload is
 /// word-aligned and a move is three aligned words (with a byte tag, the
@@ -111,14 +118,16 @@ pub unsafe fn read_detached<'a>(layouts: &Layouts, ty: TypeId, slot: Slot) -> Va
     let shape = &layouts.of(ty).shape;
     match shape {
         // SAFETY: the caller vouches for the pointers.
-        Shape::Str => Value::Str(unsafe { crate::data::detached_str(slot) }),
+        Shape::Str => Value::Str(unsafe { crate::value::data::detached_str(slot) }),
         Shape::List { stride, .. } => {
-            Value::List(unsafe { crate::data::detached_list(slot, *stride as usize) })
+            // SAFETY: the caller vouches for the pointers.
+            Value::List(unsafe { crate::value::data::detached_list(slot, *stride as usize) })
         }
         Shape::Optional { inner } if slot.is_absent() => {
             let _ = inner;
             Value::Absent
         }
+        // SAFETY: the caller vouches for the pointers, as for the slot's.
         Shape::Optional { inner } => unsafe { read_detached(layouts, *inner, slot) },
         Shape::Record { .. } => Value::Absent,
         primitive => read_primitive(primitive, &slot).unwrap_or(Value::Absent),
@@ -219,7 +228,7 @@ pub fn render(schema: &Schema<'_>, ty: TypeId, value: &Value<'_>, out: &mut Stri
 
 /// Writes a decimal with its scale; a zero is never shown negative.
 pub fn write_decimal(d: Decimal, out: &mut String) {
-    crate::decimal::write(d, out);
+    crate::value::decimal::write(d, out);
 }
 
 /// Appends a value's JSON form, as a value of type `ty`: decimals,
