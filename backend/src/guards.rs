@@ -25,7 +25,7 @@
 
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use ir::{CmpOp, Const, ExprId, ExprKind, TypeTable as T, UnaryOp};
-use runtime::program::{Node, Program};
+use runtime::program::Program;
 use rust_decimal::Decimal;
 
 use crate::conditions::{float_cc, int_cc};
@@ -114,10 +114,7 @@ fn test(program: &Program, leaf: ExprId) -> Option<(u32, Test)> {
 /// The slot of a required input field (the type of an optional one is
 /// not a primitive id, so it never gets here as one).
 fn input_slot(program: &Program, id: ExprId) -> Option<u32> {
-    match program.nodes[id.index()] {
-        Node::Input { offset, .. } => Some(offset),
-        _ => None,
-    }
+    program.input_offset(id)
 }
 
 fn constant(c: &ir::Contract, id: ExprId) -> Option<&Const> {

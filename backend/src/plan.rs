@@ -13,7 +13,7 @@
 use std::collections::HashMap;
 
 use runtime::native::NativeLayout;
-use runtime::program::{Node, Program};
+use runtime::program::Program;
 use runtime::value::data::Tag;
 
 use crate::guards::{Guard, guards};
@@ -39,10 +39,8 @@ impl Addresses {
     pub fn new(program: &Program) -> Addresses {
         let mut words: Vec<u64> = program.tables.iter().map(|t| t.value_slots(0) as u64).collect();
         let mut constants = HashMap::new();
-        for (i, node) in program.nodes.iter().enumerate() {
-            if let Node::Const { slot, .. } = node
-                && matches!(slot.tag(), Tag::Str | Tag::List)
-            {
+        for (i, slot) in program.constants() {
+            if matches!(slot.tag(), Tag::Str | Tag::List) {
                 constants.insert(i, words.len());
                 words.push(slot.words().0);
             }

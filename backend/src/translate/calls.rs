@@ -134,10 +134,8 @@ impl Translator<'_, '_> {
 
     /// The value of an int constant expression.
     fn constant_int(&self, id: ExprId) -> Option<i64> {
-        match &self.program.nodes[id.index()] {
-            Node::Const { slot, .. } if self.c.expr(id).ty == T::INT => Some(slot.as_int()),
-            _ => None,
-        }
+        let slot = self.program.constant(id)?;
+        (self.c.expr(id).ty == T::INT).then(|| slot.as_int())
     }
 
     /// Computes node `id` (a call or an operator) from its operands with

@@ -21,9 +21,9 @@ impl Translator<'_, '_> {
                 self.word(input)
             }
             ExprKind::Field { base, index } => {
-                if let Node::Input { offset, .. } = &self.program.nodes[id.index()] {
+                if let Some(offset) = self.program.input_offset(id) {
                     let input = self.ctx_field(NativeCtx::INPUT);
-                    return self.read_at(input, *offset as i64, ty);
+                    return self.read_at(input, offset as i64, ty);
                 }
                 let record = self.expr(*base);
                 let offset = self.program.layouts.field_offset(c.expr(*base).ty, *index) as i64;
@@ -129,18 +129,18 @@ impl Translator<'_, '_> {
             ExprKind::Window { window, aggregate } => {
                 self.signal(self.program.aggregate_slot(window.0, *aggregate), ty)
             }
-            ExprKind::Score { .. } => match self.program.nodes[id.index()] {
-                Node::Score { site: Some(site), .. } => self.signal(self.program.score_slot(site), ty),
+            ExprKind::Score { .. } => match self.program.score_signal(id) {
+                Some(slot) => self.signal(slot, ty),
                 // Scored where it stands (its features read a lambda's
                 // parameter): the interpreter does that.
-                _ => self.unsupported_of(ty),
+                None => self.unsupported_of(ty),
             },
         }
     }
 
     /// A constant from the program's prepared node.
     pub(super) fn constant(&mut self, id: ExprId, ty: TypeId) -> NVal {
-        let Node::Const { slot, .. } = &self.program.nodes[id.index()] else { return self.unsupported() };
+        let Some(slot) = self.program.constant(id) else { return self.unsupported() };
         let (a, b) = slot.words();
         if slot.is_absent() {
             let z = self.iconst(0);

@@ -167,6 +167,6 @@ impl Translator<'_, '_> {
     }
 
     fn is_constant(&self, id: ExprId) -> bool {
-        matches!(self.program.nodes[id.index()], Node::Const { .. })
+        self.program.constant(id).is_some()
     }
 }

@@ -40,7 +40,7 @@ use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_module::{FuncId, Module};
 use ir::{BinaryOp, Builtin, CmpOp, Combine, ExprId, ExprKind, TypeId, TypeTable as T, UnaryOp};
 use runtime::native::{EQ_FAILED, FALLBACK, Helper, NativeCtx, OK, StrOp};
-use runtime::program::{Node, Program};
+use runtime::program::Program;
 use runtime::value::data::Slot;
 
 use crate::plan::{Plan, RULE_FIRED, RULE_NOT_FIRED};

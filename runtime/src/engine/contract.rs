@@ -7,6 +7,7 @@ use ir::{ChannelId, ComponentId};
 
 use crate::input::request::{Envelope, Input, InvalidInput};
 use crate::interp::Interpreter;
+use crate::native::{NativeProgram, Runner};
 use crate::program::Program;
 use crate::program::context::Context;
 use crate::semantics::budget::Limit;
@@ -31,6 +32,11 @@ impl Contract {
     /// The contract as the interpreter runs it.
     pub fn interpreter(&self) -> Interpreter<'_> {
         Interpreter { program: &self.program, code: &self.code, hosts: &self.hosts }
+    }
+
+    /// The contract as its native code `native` runs it.
+    pub(super) fn runner<'c>(&'c self, native: &'c NativeProgram) -> Runner<'c> {
+        Runner { program: &self.program, native, hosts: &self.hosts }
     }
 
     /// The bundle's content hash.

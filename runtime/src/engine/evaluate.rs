@@ -137,8 +137,7 @@ impl Contract {
                     &laid_out
                 }
             };
-            match crate::native::run(&self.program, native, &self.hosts, context, input, slots, budget, sink)
-            {
+            match self.runner(native).run(context, input, slots, budget, sink) {
                 NativeRun::Done => {
                     self.native_runs.fetch_add(1, Ordering::Relaxed);
                     return Ok(None);

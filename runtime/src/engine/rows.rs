@@ -148,34 +148,25 @@ impl Contract {
         let native = self.native.get().filter(|_| context.limit.is_none())?;
         let (mut ran, mut fell, mut failed) = (0, 0, 0);
         let slots = signals.map_or(&[][..], ChunkSignals::all_slots);
-        let batched = crate::native::run_records(
-            &self.program,
-            native,
-            &self.hosts,
-            context,
-            records,
-            rows,
-            slots,
-            |row, run| match run {
-                RecordRun::Done(state) => {
-                    ran += 1;
-                    crate::native::finish(&self.program, native, state, sink);
+        let batched = self.runner(native).run_records(context, records, rows, slots, |row, run| match run {
+            RecordRun::Done(state) => {
+                ran += 1;
+                crate::native::finish(&self.program, native, state, sink);
+            }
+            RecordRun::Skipped => {
+                failed += 1;
+                if let Some(problem) = records.problem(row) {
+                    sink.invalid(problem);
                 }
-                RecordRun::Skipped => {
+            }
+            RecordRun::Fallback => {
+                fell += 1;
+                if let Err(e) = self.interpret_row(records, row, context, signals, sink) {
+                    sink.failed(&e);
                     failed += 1;
-                    if let Some(problem) = records.problem(row) {
-                        sink.invalid(problem);
-                    }
                 }
-                RecordRun::Fallback => {
-                    fell += 1;
-                    if let Err(e) = self.interpret_row(records, row, context, signals, sink) {
-                        sink.failed(&e);
-                        failed += 1;
-                    }
-                }
-            },
-        );
+            }
+        });
         if !batched {
             return None;
         }

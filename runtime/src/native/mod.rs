@@ -46,7 +46,7 @@ use crate::value::data::Slot;
 pub use arena::Arena;
 pub use finish::finish;
 pub use helpers::{EQ_FAILED, HELPERS, Helper, Helpers, StrOp};
-pub use run::{RecordRun, run, run_records};
+pub use run::{RecordRun, Runner};
 pub use words::{decimal_words, is_record, scalar_tag};
 
 /// Native code finished; the results are in the state area.

@@ -323,7 +323,7 @@ impl Table {
 pub struct Program {
     pub contract: Arc<ir::Contract>,
     pub layouts: Layouts,
-    pub nodes: Vec<Node>,
+    pub(crate) nodes: Vec<Node>,
     pub tables: Vec<Table>,
     pub regexes: Vec<Matcher>,
     /// Per rule: its channels, component and whether it is referenced,
@@ -437,6 +437,41 @@ impl Program {
     /// signal slots.
     pub fn aggregate_slot(&self, window: u32, aggregate: u32) -> usize {
         self.windows[window as usize].first + aggregate as usize
+    }
+
+    /// The input offset that expression `id` reads, when it reads a field
+    /// of the input (a path from the input resolved at load).
+    pub fn input_offset(&self, id: ExprId) -> Option<u32> {
+        match self.nodes.get(id.index()) {
+            Some(Node::Input { offset, .. }) => Some(*offset),
+            _ => None,
+        }
+    }
+
+    /// The slot of constant expression `id`, as prepared at load.
+    pub fn constant(&self, id: ExprId) -> Option<&Slot> {
+        match self.nodes.get(id.index()) {
+            Some(Node::Const { slot, .. }) => Some(slot),
+            _ => None,
+        }
+    }
+
+    /// Every constant expression's index and slot, in expression order.
+    pub fn constants(&self) -> impl Iterator<Item = (usize, &Slot)> {
+        self.nodes.iter().enumerate().filter_map(|(i, node)| match node {
+            Node::Const { slot, .. } => Some((i, slot)),
+            _ => None,
+        })
+    }
+
+    /// The slot among a record's signals of `score` expression `id`, when
+    /// it is computed ahead (`None` when its features read a lambda's
+    /// parameter: it is scored where it stands).
+    pub fn score_signal(&self, id: ExprId) -> Option<usize> {
+        match self.nodes.get(id.index()) {
+            Some(Node::Score { site: Some(site), .. }) => Some(self.score_slot(*site)),
+            _ => None,
+        }
     }
 
     /// Where score site `site` is among a record's signal slots.
