@@ -206,7 +206,7 @@ fn float_for_decimal(
                 return Some((at, data.clone()));
             }
             (TypeKind::Record(_), DataType::Struct(children)) => {
-                if let Some(found) = float_for_decimal(types, inner, &children, &at) {
+                if let Some(found) = float_for_decimal(types, inner, children, &at) {
                     return Some(found);
                 }
             }

@@ -75,7 +75,7 @@ impl Rulec {
     fn plan(&self, types: &[&DataType], literals: &[Option<&ScalarValue>]) -> Result<Arc<Call>> {
         self.calls
             .plan(self.shape.name(), &self.contracts, self.shape.parts(), types, literals)
-            .map_err(|message| DataFusionError::Plan(message))
+            .map_err(DataFusionError::Plan)
     }
 
     /// The type of this function's result for `call`.
