@@ -53,6 +53,8 @@ enum Command {
     Test(commands::test::Args),
     Bench(commands::bench::Args),
     Serve(commands::serve::Args),
+    #[cfg(feature = "sql")]
+    Sql(commands::sql::Args),
 }
 
 fn main() -> ExitCode {
@@ -65,6 +67,8 @@ fn main() -> ExitCode {
         Command::Test(args) => commands::test::run(args),
         Command::Bench(args) => commands::bench::run(args),
         Command::Serve(args) => commands::serve::run(args),
+        #[cfg(feature = "sql")]
+        Command::Sql(args) => commands::sql::run(args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

@@ -85,8 +85,13 @@ fn crate_dependency_rules_hold() {
     forbidden("runtime", &renders, "only the frontend produces user diagnostics");
     forbidden("backend", &renders, "only the frontend produces user diagnostics");
     let front_ends = |d: &str| d == "cli" || d == "server";
-    forbidden("batch", &front_ends, "library crates never depend on the command line or the server");
-    forbidden("runtime", &front_ends, "library crates never depend on the command line or the server");
+    for library in ["runtime", "batch", "models", "datafusion-rulec"] {
+        forbidden(library, &front_ends, "library crates never depend on the command line or the server");
+    }
+    let datafusion = |d: &str| d.starts_with("datafusion") || d == "sqlparser";
+    for engine in ["ir", "runtime", "batch", "backend", "frontend", "server"] {
+        forbidden(engine, &datafusion, "SQL is a front end over the batch engine, in its own crate");
+    }
 }
 
 /// The major dependencies the lockfile may hold in one version only: two
@@ -101,6 +106,8 @@ const SINGLE_VERSION: &[&str] = &[
     "arrow-select",
     "parquet",
     "datafusion",
+    "datafusion-physical-plan",
+    "object_store",
     "tokio",
     "hyper",
     "serde_json",

@@ -8,6 +8,8 @@ pub mod compile;
 pub mod eval;
 pub mod inspect;
 pub mod serve;
+#[cfg(feature = "sql")]
+pub mod sql;
 pub mod targets;
 pub mod test;
 pub mod window_limits;

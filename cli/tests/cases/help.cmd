@@ -2,3 +2,4 @@ check --help
 compile --help
 inspect --help
 serve --help
+sql --help

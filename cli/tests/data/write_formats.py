@@ -4,7 +4,7 @@ user's own tools would, for cli/tests/formats.rs.
     python3 write_formats.py parquet|avro|arrow SCHEMA RECORDS.ndjson OUT CODEC ROWS
 
 SCHEMA names the records' shape (`transfer`: cli/tests/data/records.ndjson,
-`typed`: cli/tests/data/typed.ndjson); CODEC is the compression (Parquet:
+`numbered`: such records with an `id` first, `typed`: cli/tests/data/typed.ndjson); CODEC is the compression (Parquet:
 none, snappy, gzip, zstd, lz4, brotli; Avro: null, deflate, snappy,
 zstandard; Arrow: none); ROWS is the rows per Parquet row group, Avro block
 or Arrow batch. Absent
@@ -62,6 +62,9 @@ TRANSFER = {
 }
 
 
+NUMBERED = {"id": None, **TRANSFER}
+
+
 def typed_fields(avro):
     return {
         "id": None,
@@ -83,9 +86,11 @@ def parquet_schema(name):
     import pyarrow as pa
 
     money = pa.decimal128(18, 2)
-    if name == "transfer":
+    if name in ("transfer", "numbered"):
+        numbered = [("id", pa.int64())] if name == "numbered" else []
         return pa.schema(
-            [
+            numbered
+            + [
                 ("amount", money),
                 ("currency", pa.dictionary(pa.int32(), pa.string())),
                 ("daily_total", money),
@@ -125,7 +130,7 @@ def parquet_schema(name):
 def table(schema_name, records):
     import pyarrow as pa
 
-    fields = TRANSFER if schema_name == "transfer" else typed_fields(avro=False)
+    fields = {"transfer": TRANSFER, "numbered": NUMBERED}.get(schema_name) or typed_fields(avro=False)
     return pa.Table.from_pylist([convert(r, fields) for r in records], schema=parquet_schema(schema_name))
 
 

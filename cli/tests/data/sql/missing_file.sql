@@ -1,0 +1,1 @@
+SELECT * FROM 'cli/tests/data/no_such_file.parquet';

@@ -1,0 +1,2 @@
+SELECT rulec_decision('acme.payments.transfer', NULL, named_struct('amount', amount, 'currency', currency, 'daily_total', daily_total, 'source', source, 'destination', destination, 'purpose', purpose, 'tags', tags))
+FROM 'cli/tests/data/records.ndjson';

@@ -1,0 +1,2 @@
+SELECT rulec_decision('acme.payments.transfer', 'batch', amount)
+FROM 'cli/tests/data/records.ndjson';

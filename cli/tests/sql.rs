@@ -1,0 +1,367 @@
+//! `rulec sql` as a process (INTERFACES.md, SQL): the same records, as
+//! Parquet files written by pyarrow, give through the SQL functions what
+//! `rulec eval --input` gives for the same files, row by row. Both sides
+//! are rendered by `rulec sql --format ndjson` (the results of `rulec
+//! eval` read back from the Arrow files it wrote), so a row compares byte
+//! for byte.
+//!
+//! The reference contract over many varied records; every conformance
+//! case whose records pyarrow makes one table of and whose contract SQL
+//! can call (no windows, one channel); a query that filters, joins the
+//! results with a second table and groups them; a damaged Parquet file.
+//! The planning errors, each with its message and exit code, are the
+//! `sql_errors` case of `cli.rs` (a snapshot).
+
+mod support;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use support::{python_can_import, root, rulec, run_python};
+
+const TRANSFER: &str = "examples/contracts/acme.payments.transfer.yaml";
+const WRITER: &str = "cli/tests/data/write_formats.py";
+const INFERRED: &str = "cli/tests/data/write_inferred_parquet.py";
+
+/// The example transfer contract's input, as a record of a table's columns.
+const RECORD: &str = "named_struct('amount', amount, 'currency', currency, 'daily_total', daily_total, \
+    'source', source, 'destination', destination, 'purpose', purpose, 'tags', tags)";
+
+/// The files the records are split over.
+const PARTS: usize = 4;
+
+/// `count` transfer records with an `id`, varied from the examples
+/// (amounts, KYC levels, countries, a currency the contract refuses).
+fn records(count: usize) -> Vec<String> {
+    let examples =
+        std::fs::read_to_string(root().join("cli/tests/data/records.ndjson")).expect("the examples");
+    let examples: Vec<serde_json::Value> =
+        examples.lines().map(|l| serde_json::from_str(l).expect("JSON")).collect();
+    let countries = ["DE", "FR", "US", "IR", "AF", "CH"];
+    let currencies = ["EUR", "USD", "GBP", "CHF", "JPY"];
+    (0..count)
+        .map(|i| {
+            let mut record = examples[i % examples.len()].clone();
+            record["id"] = serde_json::json!(i);
+            record["amount"] = serde_json::json!(format!("{}.{:02}", (i * 37) % 20_000, i % 100));
+            record["currency"] = serde_json::json!(currencies[(i / 7) % currencies.len()]);
+            record["source"]["kyc_level"] = serde_json::json!(i % 4);
+            record["source"]["account_age_days"] = serde_json::json!((i * 13) % 400);
+            record["destination"]["country"] = serde_json::json!(countries[(i / 3) % countries.len()]);
+            serde_json::to_string(&record).expect("JSON")
+        })
+        .collect()
+}
+
+/// The folder of a run: `parts/` holds the records as Parquet files,
+/// `ndjson/` as NDJSON, `expected/` what `rulec eval --input` gives for
+/// each Parquet file, as Arrow.
+struct Files {
+    dir: tempfile::TempDir,
+}
+
+impl Files {
+    fn write(count: usize) -> Files {
+        let dir = tempfile::tempdir().expect("a folder");
+        for sub in ["parts", "expected", "ndjson"] {
+            std::fs::create_dir(dir.path().join(sub)).expect("a folder");
+        }
+        let records = records(count);
+        for (k, part) in records.chunks(count.div_ceil(PARTS)).enumerate() {
+            let ndjson = dir.path().join(format!("ndjson/part-{k}.ndjson"));
+            std::fs::write(&ndjson, part.join("\n") + "\n").expect("written");
+            let parquet = dir.path().join(format!("parts/part-{k}.parquet"));
+            run_python(
+                "pyarrow writes Parquet",
+                WRITER,
+                [
+                    "parquet".as_ref(),
+                    "numbered".as_ref(),
+                    ndjson.as_os_str(),
+                    parquet.as_os_str(),
+                    "snappy".as_ref(),
+                    "700".as_ref(),
+                ],
+            );
+            let expected = dir.path().join(format!("expected/part-{k}.arrow"));
+            let eval = eval(TRANSFER, Some("batch"), &parquet, &expected);
+            assert!(evaluated(&eval, &expected), "rulec eval: {}", String::from_utf8_lossy(&eval.stderr));
+        }
+        Files { dir }
+    }
+
+    fn path(&self, sub: &str) -> String {
+        self.dir.path().join(sub).display().to_string()
+    }
+}
+
+/// `rulec eval CONTRACT --input INPUT --keep id --output OUTPUT`.
+fn eval(contract: &str, channel: Option<&str>, input: &Path, output: &Path) -> Output {
+    let mut command = rulec();
+    command.args(["eval", contract, "--keep", "id", "--input"]).arg(input).arg("--output").arg(output);
+    if let Some(channel) = channel {
+        command.args(["--channel", channel]);
+    }
+    command.output().expect("rulec eval runs")
+}
+
+/// Whether `rulec eval --input` evaluated the records into `results`:
+/// exit 0, or 1 when some were invalid (their errors are results too).
+fn evaluated(eval: &Output, results: &Path) -> bool {
+    matches!(eval.status.code(), Some(0 | 1)) && results.exists()
+}
+
+/// What `rulec eval --input` wrote to the Arrow files `results` (a file
+/// or a folder), a line per record in `id` order.
+fn expected(contract: &str, results: &str) -> Vec<String> {
+    sql_lines(contract, &format!("SELECT * FROM '{results}' ORDER BY id"))
+}
+
+/// The query giving the results of `call` over `table`, as `rulec eval
+/// --input --keep id` writes them: the kept `id`, then each part.
+fn results_query(call: &str, table: &str) -> String {
+    format!(
+        "SELECT id, r['decision'] AS decision, r['reasons'] AS reasons, r['findings'] AS findings, \
+         r['effects'] AS effects, r['errors'] AS errors, r['error'] AS error \
+         FROM (SELECT id, {call} AS r FROM '{table}') ORDER BY id"
+    )
+}
+
+/// `rulec sql --contracts CONTRACT --format ndjson QUERY`: its lines (it
+/// must succeed).
+fn sql_lines(contract: &str, query: &str) -> Vec<String> {
+    let out = sql(contract, &[], query);
+    assert!(out.status.success(), "rulec sql {query}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).expect("UTF-8").lines().map(String::from).collect()
+}
+
+fn sql(contract: &str, flags: &[&str], query: &str) -> Output {
+    rulec()
+        .args(["sql", "--contracts", contract, "--format", "ndjson"])
+        .args(flags)
+        .arg(query)
+        .output()
+        .expect("rulec sql runs")
+}
+
+fn assert_same_lines(what: &str, got: &[String], expected: &[String]) {
+    assert_eq!(got.len(), expected.len(), "{what}: rows");
+    for (row, (got, expected)) in got.iter().zip(expected).enumerate() {
+        assert_eq!(got, expected, "{what}: row {row}");
+    }
+}
+
+#[test]
+fn sql_over_parquet_gives_what_rulec_eval_gives_for_every_row() {
+    if !python_can_import("pyarrow") {
+        return;
+    }
+    let files = Files::write(6000);
+    let expected = expected(TRANSFER, &format!("{}/", files.path("expected")));
+    assert_eq!(expected.len(), 6000);
+    assert!(expected.iter().any(|l| l.contains(r#""decision":"deny""#)));
+    assert!(expected.iter().any(|l| l.contains(r#""decision":"allow""#)));
+    assert!(expected.iter().any(|l| l.contains(r#""error":{"kind":"invalid_input""#)), "a refused currency");
+    let call = format!("rulec('acme.payments.transfer', 'batch', {RECORD})");
+    let query = results_query(&call, &format!("{}/", files.path("parts")));
+    let out = sql(TRANSFER, &["--threads", "2"], &query);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let got: Vec<String> = String::from_utf8(out.stdout).expect("UTF-8").lines().map(String::from).collect();
+    assert_same_lines("rulec(...) over Parquet", &got, &expected);
+    // The decision alone, over the same records as NDJSON.
+    let decisions = sql_lines(
+        TRANSFER,
+        &format!(
+            "SELECT id, rulec_decision('acme.payments.transfer', 'batch', {RECORD}) AS decision \
+             FROM '{}/' ORDER BY id",
+            files.path("ndjson")
+        ),
+    );
+    let expected_decisions = sql_lines(
+        TRANSFER,
+        &format!(
+            "SELECT id, arrow_cast(decision, 'Utf8') AS decision FROM '{}/' ORDER BY id",
+            files.path("expected")
+        ),
+    );
+    assert_same_lines("rulec_decision over NDJSON", &decisions, &expected_decisions);
+}
+
+#[test]
+fn a_query_that_filters_joins_and_groups_counts_what_the_batch_results_count() {
+    if !python_can_import("pyarrow") {
+        return;
+    }
+    let files = Files::write(2000);
+    // A second table: each record's region.
+    let regions = files.dir.path().join("regions.csv");
+    let rows: String = (0..2000).map(|id| format!("{id},{}\n", ["north", "south", "east"][id % 3])).collect();
+    std::fs::write(&regions, format!("id,region\n{rows}")).expect("written");
+    let query = format!(
+        "SELECT r.region, rulec_decision('acme.payments.transfer', 'batch', {RECORD}) AS decision, count(*) AS n \
+         FROM '{}/' AS t JOIN '{}' AS r ON t.id = r.id WHERE t.id % 4 <> 0 \
+         GROUP BY r.region, decision ORDER BY r.region, decision",
+        files.path("parts"),
+        regions.display()
+    );
+    let got = sql_lines(TRANSFER, &query);
+    // The same counts from the batch results.
+    let mut counts: BTreeMap<(String, String), u64> = BTreeMap::new();
+    for line in expected(TRANSFER, &format!("{}/", files.path("expected"))) {
+        let result: serde_json::Value = serde_json::from_str(&line).expect("JSON");
+        let id = result["id"].as_u64().expect("an id") as usize;
+        if id.is_multiple_of(4) {
+            continue;
+        }
+        let decision = result["decision"].as_str().map(String::from);
+        // NDJSON leaves nulls out: a record not evaluated has no decision.
+        *counts
+            .entry((["north", "south", "east"][id % 3].to_string(), decision.unwrap_or_default()))
+            .or_default() += 1;
+    }
+    let expected: Vec<String> = counts
+        .into_iter()
+        .map(|((region, decision), n)| {
+            let decision =
+                if decision.is_empty() { String::new() } else { format!(r#","decision":"{decision}""#) };
+            format!(r#"{{"region":"{region}"{decision},"n":{n}}}"#)
+        })
+        .collect();
+    let mut got_sorted = got.clone();
+    got_sorted.sort();
+    let mut expected_sorted = expected;
+    expected_sorted.sort();
+    assert_same_lines("grouped counts", &got_sorted, &expected_sorted);
+}
+
+#[test]
+fn a_damaged_parquet_file_is_an_error_not_a_panic() {
+    if !python_can_import("pyarrow") {
+        return;
+    }
+    let files = Files::write(400);
+    let part = PathBuf::from(files.path("parts")).join("part-0.parquet");
+    let bytes = std::fs::read(&part).expect("written");
+    let damaged = files.dir.path().join("damaged.parquet");
+    std::fs::write(&damaged, &bytes[..bytes.len() / 2]).expect("written");
+    let out = sql(
+        TRANSFER,
+        &[],
+        &format!(
+            "SELECT rulec_decision('acme.payments.transfer', 'batch', {RECORD}) FROM '{}'",
+            damaged.display()
+        ),
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(out.stdout.is_empty());
+    assert!(stderr.starts_with("error: ") && stderr.to_lowercase().contains("parquet"), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+/// A conformance case as SQL can call it: its contract's name and file,
+/// and the one channel of its requests.
+struct Case {
+    name: String,
+    dir: PathBuf,
+    contract: String,
+    channel: Option<String>,
+}
+
+/// The case in `dir`, or why SQL cannot run it as one batch.
+fn case(dir: &Path) -> Result<Case, String> {
+    let yaml = std::fs::read_to_string(dir.join("contract.yaml")).map_err(|e| e.to_string())?;
+    if yaml.lines().any(|l| l.starts_with("windows:")) {
+        return Err("windows".into());
+    }
+    let contract = yaml
+        .lines()
+        .find_map(|l| l.strip_prefix("contract:"))
+        .map(|name| name.trim().to_string())
+        .ok_or("no contract name")?;
+    let requests = std::fs::read_to_string(dir.join("requests.ndjson")).map_err(|e| e.to_string())?;
+    let mut channels = std::collections::BTreeSet::new();
+    for line in requests.lines().filter(|l| !l.trim().is_empty()) {
+        let request: serde_json::Value = serde_json::from_str(line).map_err(|_| "a request is not JSON")?;
+        let Some(object) = request.as_object() else { return Err("a request is not an object".into()) };
+        if object.keys().any(|k| k != "input" && k != "channel") {
+            return Err("requests with more than an input and a channel".into());
+        }
+        channels.insert(object.get("channel").and_then(|c| c.as_str()).map(String::from));
+    }
+    if channels.len() > 1 {
+        return Err("requests of several channels".into());
+    }
+    let channel = channels.into_iter().next().flatten();
+    let name = dir.file_name().expect("a name").to_string_lossy().into_owned();
+    Ok(Case { name, dir: dir.to_path_buf(), contract, channel })
+}
+
+#[test]
+fn every_conformance_case_that_fits_gives_through_sql_what_rulec_eval_gives() {
+    if !python_can_import("pyarrow") {
+        return;
+    }
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(root().join("conformance/cases"))
+        .expect("the cases")
+        .map(|e| e.expect("an entry").path())
+        .collect();
+    dirs.sort();
+    let tmp = tempfile::tempdir().expect("a folder");
+    let (mut compared, mut skipped) = (Vec::new(), Vec::new());
+    for dir in dirs {
+        let case = match case(&dir) {
+            Ok(case) => case,
+            Err(why) => {
+                skipped.push(format!("{}: {why}", dir.file_name().expect("a name").to_string_lossy()));
+                continue;
+            }
+        };
+        let parquet = tmp.path().join(format!("{}.parquet", case.name));
+        let written = std::process::Command::new("python3")
+            .arg(INFERRED)
+            .arg(case.dir.join("requests.ndjson"))
+            .arg(&parquet)
+            .current_dir(root())
+            .output()
+            .expect("python3 runs");
+        if !written.status.success() {
+            skipped.push(format!("{}: {}", case.name, String::from_utf8_lossy(&written.stderr).trim()));
+            continue;
+        }
+        let fields: Vec<String> =
+            String::from_utf8_lossy(&written.stdout).lines().map(String::from).collect();
+        let contract = case.dir.join("contract.yaml").display().to_string();
+        let results = tmp.path().join(format!("{}.arrow", case.name));
+        let channel = case.channel.as_deref();
+        let eval = eval(&contract, channel, &parquet, &results);
+        let record: Vec<String> = fields.iter().map(|f| format!("'{f}', \"{f}\"")).collect();
+        let channel_sql = channel.map_or("NULL".to_string(), |c| format!("'{c}'"));
+        let call = format!("rulec('{}', {channel_sql}, named_struct({}))", case.contract, record.join(", "));
+        let query = results_query(&call, &parquet.display().to_string());
+        if !evaluated(&eval, &results) {
+            // The file does not fit the contract (or the contract needs
+            // host functions): SQL refuses the same call while planning.
+            let refused = sql(&contract, &[], &query);
+            assert_eq!(
+                refused.status.code(),
+                Some(1),
+                "{}: rulec eval refused the file, rulec sql did not",
+                case.name
+            );
+            skipped.push(format!("{}: refused by both", case.name));
+            continue;
+        }
+        let expected = expected(&contract, &results.display().to_string());
+        assert_same_lines(&case.name, &sql_lines(&contract, &query), &expected);
+        compared.push(case.name);
+    }
+    println!("compared: {}\nskipped:\n  {}", compared.join(", "), skipped.join("\n  "));
+    assert!(
+        compared.len() >= 20,
+        "only {} cases compared: {compared:?}; skipped: {skipped:#?}",
+        compared.len()
+    );
+    assert!(compared.iter().any(|c| c == "models_score"), "the model case runs through SQL");
+}

@@ -1,0 +1,217 @@
+//! One SQL query in process, as `rulec sql` runs it (INTERFACES.md): a
+//! session whose tables are files named by their quoted path (`FROM
+//! 'transfers.parquet'`: Parquet, Arrow IPC file or stream, CSV, NDJSON),
+//! the contracts' functions registered, and the results written as a
+//! table, NDJSON, CSV or Arrow IPC.
+//!
+//! A file's format is DataFusion's reading of its extension, which this
+//! session extends with the names rulec's batch path takes: `.ndjson`
+//! and `.jsonl` are NDJSON (DataFusion's `json`), `.arrows` is Arrow.
+//! NDJSON results are rulec's JSON of each row
+//! ([`batch::json_rows::record_json`]: nulls left out, decimals as their
+//! exact text, timestamps in RFC 3339), as `rulec eval --input` writes
+//! kept fields; rows stream out as the query makes them, except for a
+//! table, which needs every row to size its columns.
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::Path;
+use std::sync::Arc;
+
+use batch::OutputFormat;
+use batch::output::{Output, Writer};
+use datafusion::arrow::array::RecordBatch;
+use datafusion::arrow::datatypes::SchemaRef;
+use datafusion::catalog::Session;
+use datafusion::common::{GetExt, Result};
+use datafusion::datasource::file_format::arrow::ArrowFormatFactory;
+use datafusion::datasource::file_format::json::JsonFormatFactory;
+use datafusion::datasource::file_format::{FileFormat, FileFormatFactory};
+use datafusion::execution::SessionStateBuilder;
+use datafusion::execution::session_state::SessionState;
+use datafusion::prelude::{SessionConfig, SessionContext};
+use futures_util::StreamExt;
+use runtime::ContractSet;
+
+/// How `rulec sql` writes its results.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Format {
+    /// An aligned text table (every row read first).
+    Table,
+    Ndjson,
+    Csv,
+    /// Arrow IPC: the file format for a `.arrow` file, else the stream
+    /// format.
+    Arrow,
+}
+
+impl Format {
+    pub fn named(name: &str) -> Option<Format> {
+        match name {
+            "table" => Some(Format::Table),
+            "ndjson" => Some(Format::Ndjson),
+            "csv" => Some(Format::Csv),
+            "arrow" => Some(Format::Arrow),
+            _ => None,
+        }
+    }
+}
+
+/// A session of `partitions` target partitions whose tables are files
+/// named by their path, with `contracts`' functions and rulec's file
+/// extensions: what `rulec sql` runs a query in.
+pub fn session(contracts: &Arc<ContractSet>, partitions: usize) -> Result<SessionContext> {
+    let config = SessionConfig::new().with_target_partitions(partitions);
+    Ok(context(session_state(contracts, config)?))
+}
+
+/// A session state of DataFusion's defaults on `config`, [`extend`]ed.
+pub fn session_state(contracts: &Arc<ContractSet>, config: SessionConfig) -> Result<SessionState> {
+    extend(SessionStateBuilder::new().with_config(config).with_default_features().build(), contracts)
+}
+
+/// `state` with `contracts`' functions and rulec's file extensions (for a
+/// session of its own, or for a state built elsewhere).
+pub fn extend(state: SessionState, contracts: &Arc<ContractSet>) -> Result<SessionState> {
+    let mut state = crate::with_functions(SessionStateBuilder::new_from_existing(state), contracts).build();
+    for (ext, inner) in extensions() {
+        state.register_file_format(Arc::new(Extension { ext, inner }), true)?;
+    }
+    Ok(state)
+}
+
+/// A context over `state` whose tables are files named by their path.
+pub fn context(state: SessionState) -> SessionContext {
+    SessionContext::new_with_state(state).enable_url_table()
+}
+
+/// The extensions rulec reads beyond DataFusion's, each with the format
+/// it names.
+fn extensions() -> [(&'static str, Arc<dyn FileFormatFactory>); 3] {
+    [
+        ("ndjson", Arc::new(JsonFormatFactory::new())),
+        ("jsonl", Arc::new(JsonFormatFactory::new())),
+        ("arrows", Arc::new(ArrowFormatFactory::new())),
+    ]
+}
+
+/// A file format under another extension.
+#[derive(Debug)]
+struct Extension {
+    ext: &'static str,
+    inner: Arc<dyn FileFormatFactory>,
+}
+
+impl GetExt for Extension {
+    fn get_ext(&self) -> String {
+        self.ext.to_string()
+    }
+}
+
+impl FileFormatFactory for Extension {
+    fn create(&self, state: &dyn Session, options: &HashMap<String, String>) -> Result<Arc<dyn FileFormat>> {
+        self.inner.create(state, options)
+    }
+
+    fn default(&self) -> Arc<dyn FileFormat> {
+        self.inner.default()
+    }
+}
+
+/// Why a query gave no results, or not all of them.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum QueryFailure {
+    /// The query is wrong: it does not parse or plan, or a file it names
+    /// does not read (DataFusion's message).
+    Query(String),
+    /// The results could not be written.
+    Output(String),
+}
+
+/// Runs `query` in `ctx`, writing its results to `output` (stdout when
+/// `None`) in `format`; the number of rows written.
+pub async fn run(
+    ctx: &SessionContext,
+    query: &str,
+    format: Format,
+    output: Option<&Path>,
+) -> Result<u64, QueryFailure> {
+    let failed = |e: datafusion::error::DataFusionError| QueryFailure::Query(e.to_string());
+    let frame = ctx.sql(query).await.map_err(failed)?;
+    let mut stream = frame.execute_stream().await.map_err(failed)?;
+    let schema: SchemaRef = stream.schema();
+    let mut sink = Sink::create(format, output, &schema).map_err(QueryFailure::Output)?;
+    let mut rows = 0;
+    while let Some(batch) = stream.next().await {
+        let batch = batch.map_err(failed)?;
+        rows += batch.num_rows() as u64;
+        sink.write(batch).map_err(QueryFailure::Output)?;
+    }
+    sink.finish().map_err(QueryFailure::Output)?;
+    Ok(rows)
+}
+
+/// Where the results go, in their format.
+enum Sink {
+    Table { out: Box<dyn Write>, batches: Vec<RecordBatch> },
+    Ndjson(Box<dyn Write>),
+    Csv(datafusion::arrow::csv::Writer<Box<dyn Write>>),
+    Arrow(Writer),
+}
+
+impl Sink {
+    fn create(format: Format, path: Option<&Path>, schema: &SchemaRef) -> Result<Sink, String> {
+        if format == Format::Arrow {
+            return Writer::create(path, OutputFormat::Arrow, schema).map(Sink::Arrow);
+        }
+        let out: Box<dyn Write> = match path {
+            Some(path) => Box::new(std::io::BufWriter::new(
+                std::fs::File::create(path).map_err(|e| format!("cannot write {}: {e}", path.display()))?,
+            )),
+            None => Box::new(std::io::BufWriter::new(std::io::stdout())),
+        };
+        Ok(match format {
+            Format::Table => Sink::Table { out, batches: Vec::new() },
+            Format::Ndjson => Sink::Ndjson(out),
+            Format::Csv => Sink::Csv(datafusion::arrow::csv::Writer::new(out)),
+            Format::Arrow => unreachable!("written above"),
+        })
+    }
+
+    fn write(&mut self, batch: RecordBatch) -> Result<(), String> {
+        match self {
+            Sink::Table { batches, .. } => batches.push(batch),
+            Sink::Ndjson(out) => {
+                let mut lines = Vec::with_capacity(batch.num_rows() * 128);
+                for row in 0..batch.num_rows() {
+                    lines.extend_from_slice(
+                        batch::json_rows::record_json(batch.schema_ref().fields(), batch.columns(), row)
+                            .as_bytes(),
+                    );
+                    lines.push(b'\n');
+                }
+                out.write_all(&lines).map_err(write_error)?;
+            }
+            Sink::Csv(writer) => writer.write(&batch).map_err(|e| e.to_string())?,
+            Sink::Arrow(writer) => writer.write(Output::Batch(batch))?,
+        }
+        Ok(())
+    }
+
+    fn finish(self) -> Result<(), String> {
+        match self {
+            Sink::Table { mut out, batches } => {
+                let table = datafusion::arrow::util::pretty::pretty_format_batches(&batches)
+                    .map_err(|e| e.to_string())?;
+                writeln!(out, "{table}").and_then(|()| out.flush()).map_err(write_error)
+            }
+            Sink::Ndjson(mut out) => out.flush().map_err(write_error),
+            Sink::Csv(writer) => writer.into_inner().flush().map_err(write_error),
+            Sink::Arrow(writer) => writer.finish(),
+        }
+    }
+}
+
+fn write_error(e: std::io::Error) -> String {
+    format!("cannot write the results: {e}")
+}
