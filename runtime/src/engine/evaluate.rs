@@ -1,8 +1,9 @@
 //! Evaluating one request: its signals first (the record entered into
 //! the contract's windows, its scores), then its rules, on native code
 //! when it is ready, else (and when it falls back) on the interpreter;
-//! and the interpreter-only entries (`interpret`, `explain`,
-//! `evaluate_in`).
+//! many requests in one call (`evaluate_batch`); and the interpreter-only
+//! entries (`interpret`, `explain`; `evaluate_in`, with a window state of
+//! its own, is in `windows.rs`).
 
 use std::sync::atomic::Ordering;
 
