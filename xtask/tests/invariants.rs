@@ -10,13 +10,12 @@
 //! - (in `module_circles.rs`) no circle of module imports inside `runtime`
 //!   and `backend`.
 
+mod common;
+
+use common::workspace_root;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
-}
 
 /// Package name to the names of its normal (non-dev) dependencies.
 fn dependency_graph() -> BTreeMap<String, BTreeSet<String>> {
@@ -141,18 +140,9 @@ fn the_lockfile_holds_one_version_of_each_major_dependency() {
 #[test]
 fn the_codemap_names_every_crate() {
     let root = workspace_root();
-    let manifest = std::fs::read_to_string(root.join("Cargo.toml")).expect("Cargo.toml");
-    let members: Vec<&str> = manifest
-        .split("members = [")
-        .nth(1)
-        .and_then(|rest| rest.split(']').next())
-        .expect("a members list")
-        .split(',')
-        .map(|m| m.trim().trim_matches('"'))
-        .filter(|m| !m.is_empty())
-        .collect();
+    let members = common::members();
     let architecture = std::fs::read_to_string(root.join("ARCHITECTURE.md")).expect("ARCHITECTURE.md");
-    let missing: Vec<&&str> =
+    let missing: Vec<&String> =
         members.iter().filter(|m| !architecture.contains(&format!("**`{m}/`**"))).collect();
     assert!(
         !members.is_empty() && missing.is_empty(),

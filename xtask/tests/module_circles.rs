@@ -12,16 +12,15 @@
 //! and its own descendants may use each other (a folder's `mod.rs` and the
 //! files under it are one stage).
 
+mod common;
+
+use common::{members, workspace_root};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// A module's path in its crate: `["signals", "chunk"]`; the crate root is
 /// empty.
 type Module = Vec<String>;
-
-fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
-}
 
 /// Every module of the crate whose sources are `src`, with its file.
 fn modules(src: &Path) -> BTreeMap<Module, PathBuf> {
@@ -210,13 +209,6 @@ fn circles_of(name: &str) -> Vec<String> {
             circle(&uses).map(|found| format!("in {at}: {}", found.join(" -> ")))
         })
         .collect()
-}
-
-/// The workspace's members, as the root `Cargo.toml` lists them.
-fn members() -> Vec<String> {
-    let manifest = std::fs::read_to_string(workspace_root().join("Cargo.toml")).unwrap();
-    let list = manifest.split("members = [").nth(1).and_then(|rest| rest.split(']').next()).unwrap();
-    list.split(',').map(|m| m.trim().trim_matches('"').to_string()).filter(|m| !m.is_empty()).collect()
 }
 
 #[test]
