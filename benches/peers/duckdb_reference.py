@@ -1,10 +1,11 @@
 """The reference contract (acme.payments.transfer) as one DuckDB SQL query:
 the peer of `rulec bench --batch`.
 
-    python3 duckdb_reference.py INPUT.arrow OUTPUT.arrow [--channel C] [--threads N]
+    python3 duckdb_reference.py INPUT.arrow|INPUT.parquet OUTPUT.arrow [--channel C] [--threads N]
     python3 duckdb_reference.py --compare OUTPUT.arrow RULEC_RESULTS.ndjson
 
-Reads bare transfer records from an Arrow IPC file, evaluates the
+Reads bare transfer records from an Arrow IPC file (through pyarrow) or a
+Parquet file (DuckDB's own reader), evaluates the
 contract's 14 rules (deny-overrides, default allow) and writes one row per
 record, in input order: `decision`, `reasons` and `findings` (lists of
 structs, messages built with `||`) and `effects` (a struct of `fee`,
@@ -148,11 +149,15 @@ def main() -> int:
     args = parser.parse_args()
     if args.compare:
         return compare(args.input, args.output)
-    records = pa.ipc.open_file(pa.memory_map(args.input)).read_all()
     con = duckdb.connect()
     if args.threads:
         con.execute(f"SET threads = {int(args.threads)}")
-    con.register("input", records)
+    if args.input.endswith(".parquet"):
+        # A view cannot take a parameter: the path as a quoted literal.
+        path = args.input.replace("'", "''")
+        con.execute(f"CREATE VIEW input AS SELECT * FROM read_parquet('{path}')")
+    else:
+        con.register("input", pa.ipc.open_file(pa.memory_map(args.input)).read_all())
     relation = con.sql(QUERY, params={"channel": args.channel})
     # DuckDB 2 names it to_arrow_reader; 1.x record_batch.
     reader = getattr(relation, "to_arrow_reader", None) or relation.record_batch

@@ -1,7 +1,7 @@
 //! `rulec bench --batch` end to end on a tiny slice: the table has a row
 //! per format and mode, the JSON rows say the same, and every format's
-//! results, in process and over HTTP, are the same bytes. It checks the
-//! report's shape, never a speed.
+//! results, in process and over HTTP, are the same bytes (SQL's the same
+//! lines in any order). It checks the report's shape, never a speed.
 
 mod support;
 
@@ -133,6 +133,56 @@ fn http_cells_give_the_in_process_results() {
     assert_eq!(report["modes"], serde_json::json!(["in-process", "http"]));
 }
 
+/// The SQL rows: `rulec sql` over the same Parquet and Arrow files as the
+/// batch rows; `rulec_decision` gives the decisions `rulec eval --fields
+/// decision` gives (in any order), `rulec(...)` the same results from
+/// both files; a contract with windows and the formats SQL does not read
+/// are rows that say so.
+#[cfg(feature = "sql")]
+#[test]
+fn sql_cells_give_the_batch_decisions() {
+    let (stdout, report) = matrix(&[
+        "--records",
+        "2000",
+        "--contracts",
+        "6,windows,model",
+        "--shapes",
+        "flat",
+        "--formats",
+        "parquet,arrow,ndjson",
+        "--modes",
+        "in-process,decision,sql,sql-decision",
+        "--no-duckdb",
+    ]);
+    let line = |row: &str| {
+        stdout.lines().find(|l| l.starts_with(row)).unwrap_or_else(|| panic!("no `{row}`: {stdout}"))
+    };
+    assert!(line("| rulec | sql | ndjson | 6 | flat | 2000 |").contains("skipped: SQL rows"));
+    assert!(
+        line("| rulec | sql | parquet | windows | flat | 2000 |")
+            .contains("skipped: a contract with windows")
+    );
+    assert!(
+        line("| rulec | sql-decision | arrow | model | flat | 2000 |")
+            .contains("x the batch row's wall time")
+    );
+    assert!(stdout.contains("cross-format check: ok"), "{stdout}");
+    let rows = report["rows"].as_array().expect("rows");
+    // 3 contracts × 3 formats × 4 modes.
+    assert_eq!(rows.len(), 36, "{report}");
+    let ran: Vec<&serde_json::Value> = rows.iter().filter(|r| r["skipped"].is_null()).collect();
+    // In process: 3 formats; decision, sql and sql-decision: 2 each, but
+    // the contract with windows in neither SQL mode.
+    assert_eq!(ran.len(), 3 * (3 + 2 + 2 + 2) - 4, "{report}");
+    for row in ran.iter().filter(|r| r["mode"].as_str().is_some_and(|m| m.starts_with("sql"))) {
+        assert!(row["sql_over_batch"].as_f64().unwrap_or(0.0) > 0.0, "{row}");
+    }
+    // Per contract: the full results (3 formats), the decisions (batch
+    // and SQL, both files) and rulec(...) (both files); the contract with
+    // windows has no SQL cell, but its decisions in both files compare.
+    assert_eq!(report["cross_format"]["compared"], 3 * 3 - 1, "{report}");
+}
+
 #[test]
 fn bad_batch_flags_are_usage_errors() {
     for (args, expected) in [
@@ -150,7 +200,7 @@ fn bad_batch_flags_are_usage_errors() {
 }
 
 /// The DuckDB peer runs beside the reference contract on the same Arrow
-/// file, and its results say what rulec's do, record for record. It needs
+/// and Parquet files, and its results say what rulec's do, record for record. It needs
 /// `python3 -m pip install duckdb pyarrow` (`.ci/run` installs them): under
 /// `CI=true` their absence fails, elsewhere the test says so and passes.
 #[test]
@@ -166,11 +216,17 @@ fn the_duckdb_peer_gives_rulecs_results() {
         "--shapes",
         "nested",
         "--formats",
-        "arrow",
+        "arrow,parquet",
+        "--modes",
+        "in-process",
     ]);
-    assert!(stdout.contains("rulec/duckdb (reference × nested × 2000, Arrow): "), "{stdout}");
-    let rows = report["rows"].as_array().expect("rows");
-    let peer = rows.iter().find(|r| r["engine"] == "duckdb").expect("a DuckDB row");
-    assert_eq!(peer["agrees_with_rulec"], true, "{peer}");
-    assert!(peer["rulec_over_duckdb"].as_f64().unwrap_or(0.0) > 0.0, "{peer}");
+    for format in ["arrow", "parquet"] {
+        let line = format!("rulec/duckdb (reference × nested × 2000, {format}), the records/s: in-process ");
+        assert!(stdout.contains(&line), "{stdout}");
+        let rows = report["rows"].as_array().expect("rows");
+        let peer =
+            rows.iter().find(|r| r["engine"] == "duckdb" && r["format"] == format).expect("a DuckDB row");
+        assert_eq!(peer["agrees_with_rulec"], true, "{peer}");
+        assert!(peer["rulec_over_duckdb"].as_f64().unwrap_or(0.0) > 0.0, "{peer}");
+    }
 }

@@ -1,7 +1,8 @@
 //! The cross-format check: every format's results for the same contract,
 //! shape and count, in process or over HTTP, must be the same bytes once
 //! written as NDJSON (the batch promise, INTERFACES.md), compared by
-//! their SHA-256.
+//! their SHA-256; results that come in no set order (SQL's) are compared
+//! as the same lines in any order.
 
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -71,6 +72,33 @@ pub fn digest(path: &Path) -> Result<(String, usize), String> {
     Ok((hex, lines))
 }
 
+/// A digest of a file's lines whatever their order (the wrapping sum of
+/// the first 128 bits of each line's SHA-256, hex), and their number: for
+/// results that come in no set order (SQL's, and the decisions compared
+/// with them).
+pub fn digest_unordered(path: &Path) -> Result<(String, usize), String> {
+    use std::io::BufRead;
+    let file = std::fs::File::open(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let mut reader = std::io::BufReader::with_capacity(1 << 20, file);
+    let (mut sum, mut lines) = (0u128, 0);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let n = reader
+            .read_until(b'\n', &mut line)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        if n == 0 {
+            break;
+        }
+        lines += usize::from(line.ends_with(b"\n"));
+        let hash = Sha256::digest(&line);
+        let mut low = [0u8; 16];
+        low.copy_from_slice(&hash[..16]);
+        sum = sum.wrapping_add(u128::from_le_bytes(low));
+    }
+    Ok((format!("{sum:032x}"), lines))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -102,6 +130,21 @@ mod tests {
             verdict.mismatches,
             ["6 flat 2000: the formats' results differ (ndjson aaaa, arrow abab)"]
         );
+    }
+
+    #[test]
+    fn an_unordered_digest_is_of_the_lines_in_any_order() {
+        let dir = tempfile::tempdir().expect("a temp dir");
+        let write = |name: &str, text: &str| {
+            let path = dir.path().join(name);
+            std::fs::write(&path, text).expect("written");
+            digest_unordered(&path).expect("read")
+        };
+        let (ab, lines) = write("ab", "a\nb\n");
+        assert_eq!(lines, 2);
+        assert_eq!(write("ba", "b\na\n").0, ab);
+        assert_ne!(write("aa", "a\na\n").0, ab);
+        assert_ne!(write("a", "a\n").0, ab);
     }
 
     #[test]

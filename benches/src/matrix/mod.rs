@@ -12,6 +12,7 @@
 //!   as Arrow IPC and Parquet, [`avro`]: Avro, [`protobuf`]: Protobuf);
 //! - [`child`]: a measured child process;
 //! - [`http`]: a cell over loopback HTTP (`rulec serve`);
+//! - [`sql`]: a cell as one SQL query (`rulec sql`);
 //! - [`check`]: the cross-format check;
 //! - [`duckdb`]: the DuckDB peer;
 //! - [`report`]: the rows, as a table or JSON.
@@ -31,6 +32,7 @@ pub mod report;
 pub mod shapes;
 pub mod signals;
 pub mod sink;
+pub mod sql;
 pub mod writers;
 
 use std::path::{Path, PathBuf};
@@ -50,17 +52,38 @@ pub enum Mode {
     /// `rulec eval --input FILE --output FILE`: the batch crate's pipeline
     /// in a process of its own.
     InProcess,
+    /// The same with `--fields decision`: the cheapest results, beside
+    /// [`Mode::SqlDecision`].
+    Decision,
     /// `rulec serve` and one `POST /evaluations` over loopback ([`http`]).
     Http,
+    /// `rulec sql` with `rulec(...)` over the file ([`sql`]).
+    Sql,
+    /// `rulec sql` with `rulec_decision(...)` over the file ([`sql`]).
+    SqlDecision,
+}
+
+/// What a cell's results are, so what they are compared with: the full
+/// results in input order (`rulec eval`, HTTP), the decisions alone (in
+/// any order: `--fields decision` and `rulec_decision`), or `rulec(...)`'s
+/// struct (in any order).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum ResultsKind {
+    Full,
+    Decisions,
+    Sql,
 }
 
 impl Mode {
-    pub const ALL: [Mode; 2] = [Mode::InProcess, Mode::Http];
+    pub const ALL: [Mode; 5] = [Mode::InProcess, Mode::Decision, Mode::Http, Mode::Sql, Mode::SqlDecision];
 
     pub fn name(self) -> &'static str {
         match self {
             Mode::InProcess => "in-process",
+            Mode::Decision => "decision",
             Mode::Http => "http",
+            Mode::Sql => "sql",
+            Mode::SqlDecision => "sql-decision",
         }
     }
 
@@ -71,9 +94,27 @@ impl Mode {
         })
     }
 
+    /// What the cell's results are.
+    pub fn results(self) -> ResultsKind {
+        match self {
+            Mode::InProcess | Mode::Http => ResultsKind::Full,
+            Mode::Decision | Mode::SqlDecision => ResultsKind::Decisions,
+            Mode::Sql => ResultsKind::Sql,
+        }
+    }
+
+    /// Whether the mode runs `rulec sql`.
+    pub fn is_sql(self) -> bool {
+        matches!(self, Mode::Sql | Mode::SqlDecision)
+    }
+
     /// Why this mode has no row for `format`, if it has none.
     fn refuses(self, format: &str) -> Option<&'static str> {
-        (self == Mode::Http && !http::FORMATS.contains(&format)).then_some(http::NOT_TAKEN)
+        match self {
+            Mode::Http => (!http::FORMATS.contains(&format)).then_some(http::NOT_TAKEN),
+            Mode::Decision | Mode::Sql | Mode::SqlDecision => (!sql::reads(format)).then_some(sql::NOT_READ),
+            Mode::InProcess => None,
+        }
     }
 
     /// Evaluates the cell's input into `output` (NDJSON results); what it
@@ -86,32 +127,13 @@ impl Mode {
         errors: &Path,
     ) -> Result<child::Measured, String> {
         match self {
-            Mode::InProcess => {
-                let stderr = std::fs::File::create(errors)
-                    .map_err(|e| format!("cannot create {}: {e}", errors.display()))?;
-                let mut command = Command::new(&plan.rulec);
-                command
-                    .arg("eval")
-                    .arg(cell.contract_file)
-                    .arg("--input")
-                    .arg(cell.input)
-                    .args(["--input-format", cell.format.name(), "--channel", cell.family.channel()])
-                    .arg("--output")
-                    .arg(output)
-                    .args(["--threads", &plan.threads.to_string()])
-                    .args(cell.eval_args)
-                    .stdin(Stdio::null())
-                    .stdout(Stdio::null())
-                    .stderr(stderr);
-                match child::run(&mut command)? {
-                    (measured, status) if status.success() => Ok(measured),
-                    (_, status) => Err(format!("{status}: {}", last_line(errors))),
-                }
-            }
+            Mode::InProcess => eval(plan, cell, output, errors, &[]),
+            Mode::Decision => eval(plan, cell, output, errors, &["--fields", "decision"]),
+            Mode::Sql | Mode::SqlDecision => sql::run(self, plan, cell, output, errors),
             Mode::Http => http::run(&http::HttpCell {
                 rulec: &plan.rulec,
                 contract_file: cell.contract_file,
-                contract: cell.contract,
+                contract: &cell.bundle.contract().name,
                 channel: cell.family.channel(),
                 body: cell.http_body.ok_or("internal: no body for HTTP")?,
                 format: cell.format.name(),
@@ -121,6 +143,37 @@ impl Mode {
                 work: cell.work,
             }),
         }
+    }
+}
+
+/// `rulec eval --input` on the cell's file, with `more` flags.
+fn eval(
+    plan: &Plan,
+    cell: &Cell<'_>,
+    output: &Path,
+    errors: &Path,
+    more: &[&str],
+) -> Result<child::Measured, String> {
+    let stderr =
+        std::fs::File::create(errors).map_err(|e| format!("cannot create {}: {e}", errors.display()))?;
+    let mut command = Command::new(&plan.rulec);
+    command
+        .arg("eval")
+        .arg(cell.contract_file)
+        .arg("--input")
+        .arg(cell.input)
+        .args(["--input-format", cell.format.name(), "--channel", cell.family.channel()])
+        .arg("--output")
+        .arg(output)
+        .args(["--threads", &plan.threads.to_string()])
+        .args(cell.eval_args)
+        .args(more)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(stderr);
+    match child::run(&mut command)? {
+        (measured, status) if status.success() => Ok(measured),
+        (_, status) => Err(format!("{status}: {}", last_line(errors))),
     }
 }
 
@@ -154,8 +207,8 @@ struct Cell<'a> {
     /// an Arrow file), for [`Mode::Http`].
     http_body: Option<&'a Path>,
     contract_file: &'a Path,
-    /// The contract's name.
-    contract: &'a str,
+    /// The contract, compiled.
+    bundle: &'a ir::Bundle,
     work: &'a Path,
     /// The writer's more flags for `rulec eval` ([`sink::FormatWriter::eval_args`]).
     eval_args: &'a [String],
@@ -178,27 +231,41 @@ pub fn run(plan: &Plan, log: &mut dyn FnMut(&str)) -> Result<Matrix, String> {
         }
     };
     let mut matrix = Matrix::new(plan);
-    let duckdb = if plan.duckdb && plan.contracts.contains(&ContractChoice::Reference) {
-        match duckdb::Peer::find(work) {
-            Ok(peer) => Some(peer),
-            Err(why) => {
-                matrix.notes.push(why);
-                None
-            }
-        }
-    } else {
-        None
-    };
+    let available = Available::find(plan, work, &mut matrix.notes);
     for &shape in &plan.shapes {
         for family in families(&plan.contracts) {
             for (records, members) in tiers(plan, family) {
                 let group = Group { family, shape, records, members: &members };
-                run_group(plan, &group, work, duckdb.as_ref(), &mut matrix, log)?;
+                run_group(plan, &group, work, &available, &mut matrix, log)?;
             }
         }
     }
     matrix.check();
     Ok(matrix)
+}
+
+/// What this machine and this `rulec` can run beyond `rulec eval`.
+struct Available {
+    /// The DuckDB peer, when it runs beside the reference contract.
+    duckdb: Option<duckdb::Peer>,
+    /// Whether `rulec sql` is built, when a SQL mode runs.
+    sql: bool,
+}
+
+impl Available {
+    /// What can run, with a note in `notes` for each part that cannot.
+    fn find(plan: &Plan, work: &Path, notes: &mut Vec<String>) -> Available {
+        let duckdb = if plan.duckdb && plan.contracts.contains(&ContractChoice::Reference) {
+            duckdb::Peer::find(work).map_err(|why| notes.push(why)).ok()
+        } else {
+            None
+        };
+        let sql = plan.modes.iter().any(|m| m.is_sql()) && sql::built(&plan.rulec);
+        if plan.modes.iter().any(|m| m.is_sql()) && !sql {
+            notes.push(format!("SQL rows skipped: {}.", sql::NOT_BUILT));
+        }
+        Available { duckdb, sql }
+    }
 }
 
 /// The families of `contracts`, in order, once each.
@@ -253,7 +320,7 @@ fn run_group(
     plan: &Plan,
     group: &Group<'_>,
     work: &Path,
-    duckdb: Option<&duckdb::Peer>,
+    available: &Available,
     matrix: &mut Matrix,
     log: &mut dyn FnMut(&str),
 ) -> Result<(), String> {
@@ -287,7 +354,7 @@ fn run_group(
         }
         let files =
             Files { eval_args: writer.eval_args(&input), http_body: http_body(plan, format, &input)?, input };
-        run_format(plan, group, format, &contracts, &files, work, duckdb, matrix, log);
+        run_format(plan, group, format, &contracts, &files, work, available, matrix, log);
         if plan.data.is_none() {
             let _ = std::fs::remove_file(&files.input);
             if let Some(body) = files.http_body.filter(|b| b != &files.input) {
@@ -320,7 +387,7 @@ fn http_body(plan: &Plan, format: InputFormat, input: &Path) -> Result<Option<Pa
 }
 
 /// Runs every mode and contract of the group on one format's input, and
-/// the DuckDB peer on the reference contract's Arrow file.
+/// the DuckDB peer on the reference contract's Arrow and Parquet files.
 #[allow(clippy::too_many_arguments)]
 fn run_format(
     plan: &Plan,
@@ -329,25 +396,27 @@ fn run_format(
     contracts: &[(ContractChoice, ir::Bundle)],
     files: &Files,
     work: &Path,
-    duckdb: Option<&duckdb::Peer>,
+    available: &Available,
     matrix: &mut Matrix,
     log: &mut dyn FnMut(&str),
 ) {
-    // The peer runs on the reference contract's Arrow file, and its
-    // results are compared with rulec's (in process), kept until then.
-    let peer = duckdb.filter(|_| format.name() == "arrow" && group.family == Family::Reference);
+    // The peer runs on the reference contract's Arrow and Parquet files,
+    // and its results are compared with rulec's (in process), kept until
+    // then.
+    let peer =
+        available.duckdb.as_ref().filter(|_| sql::reads(format.name()) && group.family == Family::Reference);
     let kept = work.join("rulec-reference-results.ndjson");
     for &mode in &plan.modes {
         for (contract, bundle) in contracts {
             let row = group.row(mode, format.name(), *contract);
-            if let Some(why) = mode.refuses(format.name()) {
+            if let Some(why) = mode.refuses(format.name()).or_else(|| unfit(mode, bundle, available)) {
                 matrix.rows.push(row.skipped(why));
                 continue;
             }
             // What the cell reads: the file, or the body posted.
             let read = match mode {
                 Mode::Http => files.http_body.as_deref().unwrap_or(&files.input),
-                Mode::InProcess => &files.input,
+                _ => &files.input,
             };
             let row = match std::fs::metadata(read) {
                 Ok(metadata) => row.with_input(metadata.len()),
@@ -363,7 +432,7 @@ fn run_format(
                 input: &files.input,
                 http_body: files.http_body.as_deref(),
                 contract_file: &file,
-                contract: &bundle.contract().name,
+                bundle,
                 work,
                 eval_args: &files.eval_args,
             };
@@ -381,7 +450,7 @@ fn run_format(
     }
     if let Some(peer) = peer {
         log(&format!("running duckdb {} {} ...", group.shape.name(), group.records));
-        let row = group.row(Mode::InProcess, "arrow", ContractChoice::Reference);
+        let row = group.row(Mode::InProcess, format.name(), ContractChoice::Reference);
         let row = match std::fs::metadata(&files.input) {
             Ok(metadata) => row.with_input(metadata.len()),
             Err(_) => row,
@@ -389,6 +458,19 @@ fn run_format(
         let compared = kept.exists().then_some(kept.as_path());
         matrix.rows.push(peer.run(&files.input, work, plan.threads, row, compared));
         let _ = std::fs::remove_file(&kept);
+    }
+}
+
+/// Why a SQL mode has no row for `bundle`'s contract, if it has none.
+fn unfit(mode: Mode, bundle: &ir::Bundle, available: &Available) -> Option<&'static str> {
+    if !mode.is_sql() {
+        None
+    } else if !available.sql {
+        Some(sql::NOT_BUILT)
+    } else if !bundle.contract().windows.is_empty() {
+        Some(sql::WINDOWS)
+    } else {
+        None
     }
 }
 
@@ -472,8 +554,10 @@ fn free_bytes(dir: &Path) -> Option<u64> {
 fn run_cell(plan: &Plan, mode: Mode, cell: &Cell<'_>, work: &Path, row: Row, keep: Option<&Path>) -> Row {
     let output = work.join("results.ndjson");
     let errors = work.join("stderr.txt");
+    // Only `rulec eval`'s full results come in input order.
+    let digest = if mode.results() == ResultsKind::Full { check::digest } else { check::digest_unordered };
     let row = match mode.run(plan, cell, &output, &errors) {
-        Ok(measured) => match check::digest(&output) {
+        Ok(measured) => match digest(&output) {
             Ok((_, lines)) if lines != row.records => {
                 let why = format!("{lines} results for {} records", row.records);
                 row.failed(why)

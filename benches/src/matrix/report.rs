@@ -4,9 +4,9 @@ use std::fmt::Write;
 
 use serde::Serialize;
 
-use super::Plan;
 use super::check::{self, Results, Verdict};
 use super::child::Measured;
+use super::{Mode, Plan, ResultsKind};
 use crate::machine::Machine;
 
 /// One cell: an engine on one format, contract, shape and count.
@@ -34,6 +34,10 @@ pub struct Row {
     pub results_sha256: Option<String>,
     /// rulec's records/s over the peer's, on the same file (the peer's rows).
     pub rulec_over_duckdb: Option<f64>,
+    /// A SQL row's wall time over the batch row's with the same results
+    /// on the same file (`rulec eval --input`; `--fields decision` for
+    /// `rulec_decision`).
+    pub sql_over_batch: Option<f64>,
     /// Whether the peer's results say what rulec's do, record for record.
     pub agrees_with_rulec: Option<bool>,
     /// Why the cell did not run.
@@ -58,6 +62,7 @@ impl Row {
             peak_rss_mib: None,
             results_sha256: None,
             rulec_over_duckdb: None,
+            sql_over_batch: None,
             agrees_with_rulec: None,
             skipped: None,
             failed: None,
@@ -89,9 +94,15 @@ impl Row {
         }
     }
 
-    /// What must agree across formats.
+    /// What must agree across formats: the same contract, shape and
+    /// count, and the same kind of results.
     fn cell(&self) -> String {
-        format!("contract {} × {} × {}", self.contract, self.shape, self.records)
+        let results = match Mode::parse(self.mode).map(Mode::results) {
+            Ok(ResultsKind::Decisions) => " (decisions)",
+            Ok(ResultsKind::Sql) => " (rulec(...))",
+            _ => "",
+        };
+        format!("contract {} × {} × {}{results}", self.contract, self.shape, self.records)
     }
 }
 
@@ -136,10 +147,29 @@ impl Matrix {
             })
             .collect();
         self.cross_format = check::check(&results);
-        let ratios: Vec<Option<f64>> = self.rows.iter().map(|peer| self.ratio(peer)).collect();
-        for (row, ratio) in self.rows.iter_mut().zip(ratios) {
+        let ratios: Vec<(Option<f64>, Option<f64>)> =
+            self.rows.iter().map(|row| (self.ratio(row), self.over_batch(row))).collect();
+        for (row, (ratio, over_batch)) in self.rows.iter_mut().zip(ratios) {
             row.rulec_over_duckdb = ratio;
+            row.sql_over_batch = over_batch;
         }
+    }
+
+    /// A SQL row's wall time over its batch twin's: the same results
+    /// (`rulec eval --input`, or with `--fields decision`) on the same file.
+    fn over_batch(&self, sql: &Row) -> Option<f64> {
+        let twin = match Mode::parse(sql.mode).ok()? {
+            Mode::Sql => Mode::InProcess,
+            Mode::SqlDecision => Mode::Decision,
+            _ => return None,
+        };
+        let batch = self.rows.iter().find(|r| {
+            r.engine == "rulec"
+                && r.mode == twin.name()
+                && r.format == sql.format
+                && (&r.contract, r.shape, r.records) == (&sql.contract, sql.shape, sql.records)
+        })?;
+        Some(sql.wall_s? / batch.wall_s?)
     }
 
     /// rulec's records/s over `peer`'s on the same cell.
@@ -153,6 +183,18 @@ impl Matrix {
         Some(rulec.records_per_s? / peer.records_per_s?)
     }
 
+    /// Each rulec mode's records/s over the peer's, on the peer's cell.
+    fn over_peer(&self, peer: &Row) -> Vec<String> {
+        let rulec = self.rows.iter().filter(|r| {
+            r.engine == "rulec"
+                && r.format == peer.format
+                && (&r.contract, r.shape, r.records) == (&peer.contract, peer.shape, peer.records)
+        });
+        rulec
+            .filter_map(|r| Some(format!("{} {:.2}x", r.mode, r.records_per_s? / peer.records_per_s?)))
+            .collect()
+    }
+
     /// Whether every cell that ran finished, and the formats agree.
     pub fn passed(&self) -> bool {
         self.cross_format.mismatches.is_empty() && self.rows.iter().all(|r| r.failed.is_none())
@@ -162,7 +204,7 @@ impl Matrix {
     pub fn markdown(&self) -> String {
         let m = &self.machine;
         let mut out = format!(
-            "machine: {} ({} cores), {}, commit {}\nmodes: {}, {} threads; in-process: wall time of each `rulec eval --input` process (start, contract load, evaluation, results written), peak RSS its own; http: wall time of one `POST /evaluations` to a `rulec serve` serving the contract (the body sent, the NDJSON results written), peak RSS the server's\n\n",
+            "machine: {} ({} cores), {}, commit {}\nmodes: {}, {} threads; in-process: wall time of each `rulec eval --input` process (start, contract load, evaluation, results written), peak RSS its own; http: wall time of one `POST /evaluations` to a `rulec serve` serving the contract (the body sent, the NDJSON results written), peak RSS the server's; decision: `rulec eval --input --fields decision`; sql, sql-decision: wall time of one `rulec sql` process calling `rulec(...)`, or `rulec_decision(...)` beside the contract's name and version, over the file, results written as NDJSON, peak RSS its own\n\n",
             m.cpu,
             m.cores,
             m.rustc,
@@ -205,14 +247,28 @@ impl Matrix {
                 }
             }
         }
-        for row in self.rows.iter().filter(|r| r.rulec_over_duckdb.is_some()) {
+        for peer in self.rows.iter().filter(|r| r.rulec_over_duckdb.is_some()) {
             let _ = writeln!(
                 out,
-                "rulec/duckdb ({} × {} × {}, Arrow): {:.2}x the records/s",
+                "rulec/duckdb ({} × {} × {}, {}), the records/s: {}",
+                peer.contract,
+                peer.shape,
+                peer.records,
+                peer.format,
+                self.over_peer(peer).join(", ")
+            );
+        }
+        for row in self.rows.iter().filter(|r| r.sql_over_batch.is_some()) {
+            let _ = writeln!(
+                out,
+                "sql/batch ({} × {} × {}, {}): `rulec sql` with {} took {:.2}x the wall time of `rulec eval --input`{}",
                 row.contract,
                 row.shape,
                 row.records,
-                row.rulec_over_duckdb.unwrap_or_default()
+                row.format,
+                if row.mode == Mode::Sql.name() { "rulec(...)" } else { "rulec_decision(...)" },
+                row.sql_over_batch.unwrap_or_default(),
+                if row.mode == Mode::Sql.name() { "" } else { " --fields decision" },
             );
         }
         for line in &self.notes {
@@ -234,8 +290,9 @@ fn note(row: &Row) -> String {
         return format!("FAILED: {}", why.replace('|', "\\|"));
     }
     let agrees = if row.agrees_with_rulec == Some(true) { ", same results as rulec" } else { "" };
-    match row.rulec_over_duckdb {
-        Some(ratio) => format!("rulec/duckdb {ratio:.2}x{agrees}"),
-        None => agrees.trim_start_matches(", ").to_string(),
+    match (row.rulec_over_duckdb, row.sql_over_batch) {
+        (Some(ratio), _) => format!("rulec/duckdb {ratio:.2}x{agrees}"),
+        (None, Some(ratio)) => format!("{ratio:.2}x the batch row's wall time"),
+        (None, None) => agrees.trim_start_matches(", ").to_string(),
     }
 }

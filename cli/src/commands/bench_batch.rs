@@ -19,7 +19,10 @@ pub struct BatchArgs {
     /// Batch: comma-separated record shapes (default: flat,nested,array-heavy,wide).
     #[arg(long, value_delimiter = ',', requires = "batch")]
     shapes: Vec<String>,
-    /// Batch: comma-separated modes, `in-process` (`rulec eval --input`) and `http` (`rulec serve`, one POST over loopback; Arrow and NDJSON only) (default: both).
+    /// Batch: comma-separated modes: `in-process` (`rulec eval --input`), `decision` (the same with `--fields
+    /// decision`), `http` (`rulec serve`, one POST over loopback; Arrow and NDJSON only), `sql` (`rulec sql` calling
+    /// `rulec(...)` over the file) and `sql-decision` (`rulec_decision(...)`); decision and the SQL modes run over
+    /// Parquet and Arrow (default: all).
     #[arg(long, value_delimiter = ',', requires = "batch")]
     modes: Vec<String>,
     /// Batch: records per cell.
