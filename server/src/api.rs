@@ -75,7 +75,7 @@ pub async fn handle(app: Arc<App>, request: Request<Incoming>) -> Result<Respons
         path = %path,
         status,
         contract = logged.contract.as_deref().unwrap_or(""),
-        revision = logged.revision.unwrap_or(0),
+        revision = logged.revision.as_deref().unwrap_or(""),
         decision = logged.decision.unwrap_or(""),
         latency_us = latency.as_micros() as u64,
     );
@@ -156,12 +156,9 @@ fn authorized(app: &App, request: &Request<Incoming>) -> bool {
 async fn evaluations(app: &Arc<App>, request: Request<Incoming>, logged: &mut Logged) -> Response<Body> {
     if let Some(input) = crate::evaluations::input_format(&request) {
         let set = app.rules.current();
-        logged.revision = Some(set.revision);
-        let mut response = crate::evaluations::respond(app, &set, request, input, logged).await;
-        if let Ok(revision) = HeaderValue::from_str(&set.revision.to_string()) {
-            response.headers_mut().insert(REVISION_HEADER, revision);
-        }
-        return response;
+        logged.revision = Some(set.revision.clone());
+        let response = crate::evaluations::respond(app, &set, request, input, logged).await;
+        return with_revision(response, &set);
     }
     let ndjson = request
         .headers()
@@ -173,8 +170,8 @@ async fn evaluations(app: &Arc<App>, request: Request<Incoming>, logged: &mut Lo
         Err(failure) => return body_error(&failure),
     };
     let set = app.rules.current();
-    logged.revision = Some(set.revision);
-    let mut response = if ndjson {
+    logged.revision = Some(set.revision.clone());
+    let response = if ndjson {
         crate::ndjson::respond(app, set.clone(), body).await
     } else {
         match body.collect().await {
@@ -182,7 +179,12 @@ async fn evaluations(app: &Arc<App>, request: Request<Incoming>, logged: &mut Lo
             Err(failure) => return body_error(&failure),
         }
     };
-    if let Ok(revision) = HeaderValue::from_str(&set.revision.to_string()) {
+    with_revision(response, &set)
+}
+
+/// `response` with the header naming the revision that answered.
+fn with_revision(mut response: Response<Body>, set: &RuleSet) -> Response<Body> {
+    if let Ok(revision) = HeaderValue::from_str(&set.revision) {
         response.headers_mut().insert(REVISION_HEADER, revision);
     }
     response
@@ -243,16 +245,13 @@ fn contracts(app: &App) -> Response<Body> {
     let failure =
         app.rules.last_failure().map(|f| serde_json::json!({ "at": rfc3339(f.at), "message": f.message }));
     let body = serde_json::json!({
-        "revision": set.revision,
+        "revision": &*set.revision,
+        "generation": set.generation,
         "loaded_at": rfc3339(set.loaded_at),
         "contracts": contracts,
         "last_reload_error": failure,
     });
-    let mut response = json(StatusCode::OK, serde_json::to_vec_pretty(&body).unwrap_or_default());
-    if let Ok(revision) = HeaderValue::from_str(&set.revision.to_string()) {
-        response.headers_mut().insert(REVISION_HEADER, revision);
-    }
-    response
+    with_revision(json(StatusCode::OK, serde_json::to_vec_pretty(&body).unwrap_or_default()), &set)
 }
 
 /// `native` once a contract runs as machine code, else `interp`.
@@ -267,7 +266,8 @@ fn engine_of(contract: &runtime::Contract) -> &'static str {
 fn metrics(app: &App) -> Response<Body> {
     let set = app.rules.current();
     let snapshot = Snapshot {
-        revision: set.revision,
+        revision: &set.revision,
+        generation: set.generation,
         reloads: app.rules.reloads.load(Ordering::Relaxed),
         failed_reloads: app.rules.failed_reloads.load(Ordering::Relaxed),
         queue_depth: app.pool.queue_depth(),

@@ -32,7 +32,7 @@ pub struct App {
 #[derive(Debug, Default)]
 pub(crate) struct Logged {
     pub(crate) contract: Option<String>,
-    pub(crate) revision: Option<u64>,
+    pub(crate) revision: Option<Arc<str>>,
     pub(crate) decision: Option<&'static str>,
 }
 

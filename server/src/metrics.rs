@@ -12,7 +12,10 @@
 //!   batches took, start to end (records per second is the ratio of the
 //!   two counters' rates); `rulec_batches_running`: batches now;
 //! - `rulec_contract_engine{contract,engine}`: 1 for the engine each served
-//!   contract runs on; `rulec_revision`: the rule set serving;
+//!   contract runs on; `rulec_rule_set_info{revision}`: 1 for the
+//!   revision serving (named by its content: replicas agree);
+//!   `rulec_generation`: which set this process loaded (1 at start, one
+//!   more per reload);
 //! - `rulec_window_keys{contract}`, `rulec_window_evictions_total{contract}`:
 //!   per served contract with windows, the keys its window state holds and
 //!   those dropped because a window held `--max-window-keys`.
@@ -48,7 +51,10 @@ pub struct Metrics {
 /// What the exposition needs besides the counters.
 #[derive(Debug)]
 pub struct Snapshot<'a> {
-    pub revision: u64,
+    /// The serving set's revision (from its content).
+    pub revision: &'a str,
+    /// Which set this process loaded: 1 at start, one more per reload.
+    pub generation: u64,
     pub reloads: u64,
     pub failed_reloads: u64,
     pub queue_depth: usize,
@@ -173,11 +179,22 @@ impl Metrics {
             ),
             ("rulec_queue_depth", "gauge", "Evaluations waiting for a worker.", now.queue_depth as u64),
             ("rulec_workers_busy", "gauge", "Workers evaluating now.", now.workers_busy as u64),
-            ("rulec_revision", "gauge", "The revision of the rule set serving.", now.revision),
+            (
+                "rulec_generation",
+                "gauge",
+                "Which rule set this process serves: 1 at start, one more per reload.",
+                now.generation,
+            ),
         ];
         for (name, kind, help, value) in gauges {
             let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} {kind}\n{name} {value}");
         }
+        let _ = writeln!(
+            out,
+            "# HELP rulec_rule_set_info The revision of the rule set serving, from its content.\n\
+             # TYPE rulec_rule_set_info gauge\nrulec_rule_set_info{{revision=\"{}\"}} 1",
+            now.revision
+        );
         let seconds = load(&self.batch_us) as f64 / 1e6;
         let _ = writeln!(
             out,

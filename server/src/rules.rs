@@ -2,7 +2,10 @@
 //!
 //! A [`RuleSet`] is the folder's [`ContractSet`] (every contract,
 //! compiled and verified together: the runtime's set, the one `rulec eval`
-//! loads from the same folder) with a revision number. [`Rules`] holds the
+//! loads from the same folder) with its revision, named by its content
+//! ([`ContractSet::revision`]: replicas serving the same files report the
+//! same one, whatever their reload history), and its generation in this
+//! process (1 at start, one more per reload). [`Rules`] holds the
 //! current one behind an `ArcSwap`: a request takes an `Arc` of the set
 //! once and uses it to the end, so it sees the old set or the new one,
 //! never a mix. A reload compiles the whole folder off the request path
@@ -18,10 +21,15 @@ use std::time::SystemTime;
 use arc_swap::ArcSwap;
 use runtime::{ContractSet, Engine};
 
-/// The contracts served together: the runtime's set, and its revision.
+/// The contracts served together: the runtime's set, its revision and
+/// its generation.
 #[derive(Debug)]
 pub struct RuleSet {
-    pub revision: u64,
+    /// [`ContractSet::revision`]: the same for the same contracts, in any
+    /// process.
+    pub revision: Arc<str>,
+    /// Which set this process loaded: 1 at start, one more per reload.
+    pub generation: u64,
     pub loaded_at: SystemTime,
     pub contracts: ContractSet,
 }
@@ -41,7 +49,7 @@ pub struct Rules {
     last_failure: Mutex<Option<ReloadFailure>>,
     /// One reload at a time.
     reloading: Mutex<()>,
-    next_revision: AtomicU64,
+    next_generation: AtomicU64,
     pub reloads: AtomicU64,
     pub failed_reloads: AtomicU64,
 }
@@ -58,14 +66,14 @@ impl Rules {
     pub fn load(dir: &Path, engine: Engine) -> Result<Rules, String> {
         let contracts = load_dir(&engine, dir)
             .map_err(|problems| format!("the rules in {} do not load:\n{problems}", dir.display()))?;
-        let set = RuleSet { revision: 1, loaded_at: SystemTime::now(), contracts };
+        let set = RuleSet::new(1, contracts);
         Ok(Rules {
             dir: dir.to_path_buf(),
             engine,
             current: ArcSwap::from_pointee(set),
             last_failure: Mutex::new(None),
             reloading: Mutex::new(()),
-            next_revision: AtomicU64::new(2),
+            next_generation: AtomicU64::new(2),
             reloads: AtomicU64::new(0),
             failed_reloads: AtomicU64::new(0),
         })
@@ -82,19 +90,20 @@ impl Rules {
     }
 
     /// Compiles the folder again and swaps the new set in; on failure the
-    /// old set stays. Returns the new revision.
-    pub fn reload(&self) -> Result<u64, String> {
+    /// old set stays. Returns the new set.
+    pub fn reload(&self) -> Result<Arc<RuleSet>, String> {
         let _one_at_a_time = self.reloading.lock().map_err(|_| "a previous reload panicked".to_string())?;
         match load_dir(&self.engine, &self.dir) {
             Ok(contracts) => {
                 carry_windows(&self.current(), &contracts);
-                let revision = self.next_revision.fetch_add(1, Ordering::Relaxed);
-                self.current.store(Arc::new(RuleSet { revision, loaded_at: SystemTime::now(), contracts }));
+                let generation = self.next_generation.fetch_add(1, Ordering::Relaxed);
+                let set = Arc::new(RuleSet::new(generation, contracts));
+                self.current.store(set.clone());
                 self.reloads.fetch_add(1, Ordering::Relaxed);
                 if let Ok(mut failure) = self.last_failure.lock() {
                     *failure = None;
                 }
-                Ok(revision)
+                Ok(set)
             }
             Err(message) => {
                 self.failed_reloads.fetch_add(1, Ordering::Relaxed);
@@ -104,6 +113,12 @@ impl Rules {
                 Err(message)
             }
         }
+    }
+}
+
+impl RuleSet {
+    fn new(generation: u64, contracts: ContractSet) -> RuleSet {
+        RuleSet { revision: contracts.revision().into(), generation, loaded_at: SystemTime::now(), contracts }
     }
 }
 

@@ -63,7 +63,12 @@ pub fn start(rules: Arc<Rules>, dir: &std::path::Path, watch_folder: bool) -> Re
             let rules = rules.clone();
             let outcome = tokio::task::spawn_blocking(move || rules.reload()).await;
             match outcome {
-                Ok(Ok(revision)) => tracing::info!(target: "rulec::reload", revision, "rules reloaded"),
+                Ok(Ok(set)) => tracing::info!(
+                    target: "rulec::reload",
+                    revision = %set.revision,
+                    generation = set.generation,
+                    "rules reloaded"
+                ),
                 Ok(Err(message)) => {
                     tracing::error!(target: "rulec::reload", error = %message, "reload failed; the previous rules keep serving")
                 }

@@ -196,6 +196,8 @@ fn every_status_code() {
 #[test]
 fn results_are_the_bytes_the_interpreter_writes() {
     let server = TestServer::start(|_| {});
+    let listing: serde_json::Value = serde_json::from_slice(&server.get("/contracts").body).expect("JSON");
+    let revision = listing["revision"].as_str().expect("a revision").to_string();
     for contract in ["acme.payments.transfer", "shop.orders.check", "acme.access.documents"] {
         for line in example_requests(contract) {
             let response = server.post(&line);
@@ -203,7 +205,7 @@ fn results_are_the_bytes_the_interpreter_writes() {
             assert_eq!(response.text(), String::from_utf8_lossy(&want), "{line}");
             let status = if want.starts_with(b"{\"error\"") { 400 } else { 200 };
             assert_eq!(response.status, status, "{line}");
-            assert_eq!(response.header("x-rulec-revision"), Some("1"));
+            assert_eq!(response.header("x-rulec-revision"), Some(revision.as_str()));
         }
     }
 }
@@ -282,7 +284,8 @@ fn metrics_count_requests_and_decisions() {
         "rulec_decisions_total{contract=\"acme.payments.transfer\",decision=",
         "rulec_request_duration_seconds_bucket{le=\"+Inf\"} 1",
         "rulec_queue_depth 0",
-        "rulec_revision 1",
+        "rulec_generation 1",
+        "rulec_rule_set_info{revision=\"sha256:",
         "rulec_contract_engine{contract=\"shop.orders.check\",engine=\"interp\"} 1",
         "rulec_reload_failures_total 0",
     ] {
@@ -301,7 +304,12 @@ fn contracts_lists_what_is_served() {
         names,
         ["acme.access.documents", "acme.payments.transfer", "acme.payments.velocity", "shop.orders.check"]
     );
-    assert_eq!(listing["revision"], 1);
+    assert_eq!(listing["generation"], 1);
+    // The revision is named by the contracts' content (every replica
+    // serving these files reports it): `sha256:` and 16 hex digits.
+    let revision = listing["revision"].as_str().expect("a revision");
+    assert!(revision.starts_with("sha256:") && revision.len() == 23, "{revision}");
+    assert_eq!(response.header("x-rulec-revision"), Some(revision));
     assert!(listing["contracts"][0]["hash"].as_str().is_some_and(|h| h.len() > 16));
     assert_eq!(listing["contracts"][0]["engine"], "interp");
     assert!(listing["last_reload_error"].is_null());

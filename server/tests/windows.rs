@@ -59,15 +59,16 @@ fn count(server: &TestServer, account: &str, second: u32) -> u64 {
     result["findings"][0]["message"].as_str().and_then(|m| m.parse().ok()).expect("a count")
 }
 
-fn revision(server: &TestServer) -> u64 {
+/// Which set the server loaded: 1 at start, one more per reload.
+fn generation(server: &TestServer) -> u64 {
     let listing: serde_json::Value = serde_json::from_slice(&server.get("/contracts").body).expect("JSON");
-    listing["revision"].as_u64().expect("a revision")
+    listing["generation"].as_u64().expect("a generation")
 }
 
 fn wait_for_reload(server: &TestServer, before: u64) {
     let deadline = Instant::now() + Duration::from_secs(20);
-    while revision(server) <= before {
-        assert!(Instant::now() < deadline, "no reload after revision {before}");
+    while generation(server) <= before {
+        assert!(Instant::now() < deadline, "no reload after generation {before}");
         std::thread::sleep(Duration::from_millis(5));
     }
 }
@@ -96,12 +97,12 @@ fn a_reload_keeps_unchanged_windows_and_empties_changed_ones() {
     assert_eq!(count(&server, "A", 0), 1);
     assert_eq!(count(&server, "A", 1), 2);
     // A new version with the same windows: the state carries over.
-    let before = revision(&server);
+    let before = generation(&server);
     write(server.dir.path(), &contract("1.0.1", "1h"));
     wait_for_reload(&server, before);
     assert_eq!(count(&server, "A", 2), 3);
     // A changed span: the windows start empty.
-    let before = revision(&server);
+    let before = generation(&server);
     write(server.dir.path(), &contract("1.0.2", "2h"));
     wait_for_reload(&server, before);
     assert_eq!(count(&server, "A", 3), 1);

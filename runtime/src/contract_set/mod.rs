@@ -1,6 +1,6 @@
 //! One set of contracts, the one every front end serves: `rulec eval` and
-//! `rulec test`, the rule server (whose set adds a revision) and the batch
-//! runs they start.
+//! `rulec test`, the rule server and the batch runs they start; its
+//! [`revision`](ContractSet::revision) names it by its content.
 //!
 //! - [`ContractSet`]: contracts by name, sorted, each name once;
 //! - [`route`]: the contract a request names, or the only one, and the
@@ -63,6 +63,25 @@ impl ContractSet {
 
     pub fn is_empty(&self) -> bool {
         self.contracts.is_empty()
+    }
+
+    /// The set's revision, from its content alone: the SHA-256 of each
+    /// contract's name and bundle hash, in name order, as `sha256:` and
+    /// its first 16 hex digits. Processes holding the same contracts
+    /// report the same revision, whenever and however they loaded them
+    /// (replicas behind a load balancer agree; a client tells which rules
+    /// answered).
+    pub fn revision(&self) -> String {
+        let mut content = Vec::with_capacity(self.contracts.len() * 96);
+        for contract in &self.contracts {
+            content.extend_from_slice(contract.name().as_bytes());
+            content.push(b'\n');
+            content.extend_from_slice(contract.hash().as_bytes());
+            content.push(b'\n');
+        }
+        let mut revision = ir::digest::sha256_of(&content);
+        revision.truncate("sha256:".len() + 16);
+        revision
     }
 
     /// The contract called `name`.
