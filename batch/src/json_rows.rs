@@ -51,6 +51,16 @@ pub fn record_json(fields: &arrow_schema::Fields, columns: &[arrow_array::ArrayR
     String::from_utf8_lossy(&out).into_owned()
 }
 
+/// [`record_json`], appended to `out` (for many rows into one buffer).
+pub fn write_record(
+    fields: &arrow_schema::Fields,
+    columns: &[arrow_array::ArrayRef],
+    row: usize,
+    out: &mut Vec<u8>,
+) {
+    write_object(fields, columns, row, out);
+}
+
 /// Row `row` of named `columns` as a JSON object; nulls are left out (an
 /// absent field).
 fn write_object(
@@ -119,17 +129,50 @@ pub fn write_value(array: &dyn Array, row: usize, out: &mut Vec<u8>) {
             let record = array.as_struct();
             write_object(record.fields(), record.columns(), row, out);
         }
-        DataType::List(_) => write_list(array.as_list::<i32>().value(row).as_ref(), out),
-        DataType::LargeList(_) => write_list(array.as_list::<i64>().value(row).as_ref(), out),
-        DataType::FixedSizeList(..) => write_list(array.as_fixed_size_list().value(row).as_ref(), out),
-        DataType::Dictionary(..) => match array.as_any_dictionary_opt() {
-            Some(dictionary) => {
-                let key = dictionary.normalized_keys()[row];
-                write_value(dictionary.values().as_ref(), key, out);
+        // The items by their offsets, not as a slice (a slice of a list
+        // of structs allocates each child's slice, row by row).
+        DataType::List(_) => {
+            let list = array.as_list::<i32>();
+            let range = list.value_offsets()[row] as usize..list.value_offsets()[row + 1] as usize;
+            write_list(list.values().as_ref(), range, out)
+        }
+        DataType::LargeList(_) => {
+            let list = array.as_list::<i64>();
+            let range = list.value_offsets()[row] as usize..list.value_offsets()[row + 1] as usize;
+            write_list(list.values().as_ref(), range, out)
+        }
+        DataType::FixedSizeList(..) => {
+            let list = array.as_fixed_size_list();
+            let start = list.value_offset(row) as usize;
+            write_list(list.values().as_ref(), start..start + list.value_length() as usize, out)
+        }
+        DataType::Dictionary(key, _) => {
+            match (array.as_any_dictionary_opt(), dictionary_key(array, key, row)) {
+                (Some(dictionary), Some(key)) => write_value(dictionary.values().as_ref(), key, out),
+                _ => out.extend_from_slice(b"null"),
             }
-            None => out.extend_from_slice(b"null"),
-        },
+        }
         _ => out.extend_from_slice(b"null"),
+    }
+}
+
+/// The key of row `row` of a dictionary array whose keys are of type
+/// `key`, as an index into its values (one row's key: normalizing every
+/// key of the array for each row would make a batch's rows quadratic).
+fn dictionary_key(array: &dyn Array, key: &DataType, row: usize) -> Option<usize> {
+    fn of<K: arrow_array::types::ArrowDictionaryKeyType>(array: &dyn Array, row: usize) -> Option<usize> {
+        arrow_buffer::ArrowNativeType::to_usize(array.as_dictionary_opt::<K>()?.keys().value(row))
+    }
+    match key {
+        DataType::Int8 => of::<Int8Type>(array, row),
+        DataType::Int16 => of::<Int16Type>(array, row),
+        DataType::Int32 => of::<Int32Type>(array, row),
+        DataType::Int64 => of::<Int64Type>(array, row),
+        DataType::UInt8 => of::<UInt8Type>(array, row),
+        DataType::UInt16 => of::<UInt16Type>(array, row),
+        DataType::UInt32 => of::<UInt32Type>(array, row),
+        DataType::UInt64 => of::<UInt64Type>(array, row),
+        _ => None,
     }
 }
 
@@ -162,10 +205,12 @@ pub(crate) fn timestamp_nanos(array: &dyn Array, unit: TimeUnit, row: usize) -> 
     }
 }
 
-fn write_list(items: &dyn Array, out: &mut Vec<u8>) {
+/// The items `range` of `items`, as a JSON array.
+fn write_list(items: &dyn Array, range: std::ops::Range<usize>, out: &mut Vec<u8>) {
     out.push(b'[');
-    for i in 0..items.len() {
-        if i > 0 {
+    let start = range.start;
+    for i in range {
+        if i > start {
             out.push(b',');
         }
         write_value(items, i, out);

@@ -10,8 +10,9 @@
 //! NDJSON results are rulec's JSON of each row
 //! ([`batch::json_rows::record_json`]: nulls left out, decimals as their
 //! exact text, timestamps in RFC 3339), as `rulec eval --input` writes
-//! kept fields; rows stream out as the query makes them, except for a
-//! table, which needs every row to size its columns.
+//! kept fields, each output partition rendering its own rows; rows
+//! stream out as the query makes them, except for a table, which needs
+//! every row to size its columns.
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -29,7 +30,7 @@ use datafusion::datasource::file_format::json::JsonFormatFactory;
 use datafusion::datasource::file_format::{FileFormat, FileFormatFactory};
 use datafusion::execution::SessionStateBuilder;
 use datafusion::execution::session_state::SessionState;
-use datafusion::prelude::{SessionConfig, SessionContext};
+use datafusion::prelude::{DataFrame, SessionConfig, SessionContext};
 use futures_util::StreamExt;
 use runtime::ContractSet;
 
@@ -138,6 +139,10 @@ pub async fn run(
 ) -> Result<u64, QueryFailure> {
     let failed = |e: datafusion::error::DataFusionError| QueryFailure::Query(e.to_string());
     let frame = ctx.sql(query).await.map_err(failed)?;
+    if format == Format::Ndjson {
+        let out = Sink::open(output).map_err(QueryFailure::Output)?;
+        return ndjson(frame, out).await;
+    }
     let mut stream = frame.execute_stream().await.map_err(failed)?;
     let schema: SchemaRef = stream.schema();
     let mut sink = Sink::create(format, output, &schema).map_err(QueryFailure::Output)?;
@@ -151,47 +156,78 @@ pub async fn run(
     Ok(rows)
 }
 
+/// The results as NDJSON into `out`: each of the plan's output partitions
+/// renders its own batches (rendering is what writing NDJSON costs), and
+/// the pieces are written as they come, so rows come in no set order
+/// across partitions, as DataFusion's own merge of them gives (a query
+/// with `ORDER BY` has one output partition, in order).
+async fn ndjson(frame: DataFrame, mut out: Box<dyn Write>) -> Result<u64, QueryFailure> {
+    let failed = |e: datafusion::error::DataFusionError| QueryFailure::Query(e.to_string());
+    let streams = frame.execute_stream_partitioned().await.map_err(failed)?;
+    let (pieces, mut written) = tokio::sync::mpsc::channel(streams.len().max(1) * 2);
+    for mut stream in streams {
+        let pieces = pieces.clone();
+        tokio::spawn(async move {
+            while let Some(batch) = stream.next().await {
+                let piece = batch.map(|batch| (ndjson_lines(&batch), batch.num_rows() as u64));
+                if pieces.send(piece).await.is_err() {
+                    return;
+                }
+            }
+        });
+    }
+    drop(pieces);
+    let mut rows = 0;
+    while let Some(piece) = written.recv().await {
+        let (lines, count) = piece.map_err(failed)?;
+        out.write_all(&lines).map_err(|e| QueryFailure::Output(write_error(e)))?;
+        rows += count;
+    }
+    out.flush().map_err(|e| QueryFailure::Output(write_error(e)))?;
+    Ok(rows)
+}
+
+/// `batch`'s rows as NDJSON lines.
+fn ndjson_lines(batch: &RecordBatch) -> Vec<u8> {
+    let mut lines = Vec::with_capacity(batch.num_rows() * 128);
+    for row in 0..batch.num_rows() {
+        batch::json_rows::write_record(batch.schema_ref().fields(), batch.columns(), row, &mut lines);
+        lines.push(b'\n');
+    }
+    lines
+}
+
 /// Where the results go, in their format.
 enum Sink {
     Table { out: Box<dyn Write>, batches: Vec<RecordBatch> },
-    Ndjson(Box<dyn Write>),
     Csv(datafusion::arrow::csv::Writer<Box<dyn Write>>),
     Arrow(Writer),
 }
 
 impl Sink {
+    /// The sink of `format` (NDJSON is written by partition: [`ndjson`]).
     fn create(format: Format, path: Option<&Path>, schema: &SchemaRef) -> Result<Sink, String> {
-        if format == Format::Arrow {
-            return Writer::create(path, OutputFormat::Arrow, schema).map(Sink::Arrow);
-        }
-        let out: Box<dyn Write> = match path {
+        Ok(match format {
+            Format::Arrow => Sink::Arrow(Writer::create(path, OutputFormat::Arrow, schema)?),
+            Format::Table => Sink::Table { out: Sink::open(path)?, batches: Vec::new() },
+            Format::Csv => Sink::Csv(datafusion::arrow::csv::Writer::new(Sink::open(path)?)),
+            Format::Ndjson => return Err("internal: NDJSON is written by partition".to_string()),
+        })
+    }
+
+    /// The file at `path`, or stdout, buffered.
+    fn open(path: Option<&Path>) -> Result<Box<dyn Write>, String> {
+        Ok(match path {
             Some(path) => Box::new(std::io::BufWriter::new(
                 std::fs::File::create(path).map_err(|e| format!("cannot write {}: {e}", path.display()))?,
             )),
             None => Box::new(std::io::BufWriter::new(std::io::stdout())),
-        };
-        Ok(match format {
-            Format::Table => Sink::Table { out, batches: Vec::new() },
-            Format::Ndjson => Sink::Ndjson(out),
-            Format::Csv => Sink::Csv(datafusion::arrow::csv::Writer::new(out)),
-            Format::Arrow => unreachable!("written above"),
         })
     }
 
     fn write(&mut self, batch: RecordBatch) -> Result<(), String> {
         match self {
             Sink::Table { batches, .. } => batches.push(batch),
-            Sink::Ndjson(out) => {
-                let mut lines = Vec::with_capacity(batch.num_rows() * 128);
-                for row in 0..batch.num_rows() {
-                    lines.extend_from_slice(
-                        batch::json_rows::record_json(batch.schema_ref().fields(), batch.columns(), row)
-                            .as_bytes(),
-                    );
-                    lines.push(b'\n');
-                }
-                out.write_all(&lines).map_err(write_error)?;
-            }
             Sink::Csv(writer) => writer.write(&batch).map_err(|e| e.to_string())?,
             Sink::Arrow(writer) => writer.write(Output::Batch(batch))?,
         }
@@ -205,7 +241,6 @@ impl Sink {
                     .map_err(|e| e.to_string())?;
                 writeln!(out, "{table}").and_then(|()| out.flush()).map_err(write_error)
             }
-            Sink::Ndjson(mut out) => out.flush().map_err(write_error),
             Sink::Csv(writer) => writer.into_inner().flush().map_err(write_error),
             Sink::Arrow(writer) => writer.finish(),
         }
