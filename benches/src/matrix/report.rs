@@ -14,7 +14,7 @@ use crate::machine::Machine;
 pub struct Row {
     /// `rulec`, or `duckdb` (the peer).
     pub engine: &'static str,
-    /// `in-process` or `http` (the DuckDB peer: `in-process`).
+    /// The mode's name ([`Mode::name`]; the DuckDB peer: `in-process`).
     pub mode: &'static str,
     pub format: String,
     /// `reference`, or the generated contract's number of rules.
