@@ -31,6 +31,19 @@ pub struct Measured {
     pub peak_rss_bytes: u64,
 }
 
+/// Runs `command` to its end with no input, its output dropped and its
+/// errors written to `errors`: what it took, or, if it failed, its exit
+/// status and the last line of its errors.
+pub fn run_cell(command: &mut Command, errors: &std::path::Path) -> Result<Measured, String> {
+    let stderr =
+        std::fs::File::create(errors).map_err(|e| format!("cannot create {}: {e}", errors.display()))?;
+    command.stdin(std::process::Stdio::null()).stdout(std::process::Stdio::null()).stderr(stderr);
+    match run(command)? {
+        (measured, status) if status.success() => Ok(measured),
+        (_, status) => Err(format!("{status}: {}", super::last_line(errors))),
+    }
+}
+
 /// Runs `command` to its end: what it took, and how it ended.
 pub fn run(command: &mut Command) -> Result<(Measured, ExitStatus), String> {
     let started = Instant::now();

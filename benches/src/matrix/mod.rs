@@ -36,7 +36,7 @@ pub mod sql;
 pub mod writers;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use batch::InputFormat;
 
@@ -154,8 +154,6 @@ fn eval(
     errors: &Path,
     more: &[&str],
 ) -> Result<child::Measured, String> {
-    let stderr =
-        std::fs::File::create(errors).map_err(|e| format!("cannot create {}: {e}", errors.display()))?;
     let mut command = Command::new(&plan.rulec);
     command
         .arg("eval")
@@ -167,14 +165,8 @@ fn eval(
         .arg(output)
         .args(["--threads", &plan.threads.to_string()])
         .args(cell.eval_args)
-        .args(more)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(stderr);
-    match child::run(&mut command)? {
-        (measured, status) if status.success() => Ok(measured),
-        (_, status) => Err(format!("{status}: {}", last_line(errors))),
-    }
+        .args(more);
+    child::run_cell(&mut command, errors)
 }
 
 /// What to run.

@@ -9,7 +9,7 @@
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use super::{Cell, Mode, Plan, child, last_line};
+use super::{Cell, Mode, Plan, child};
 
 /// Why a contract with windows has no SQL row.
 pub const WINDOWS: &str = "a contract with windows is not callable from SQL (no input order)";
@@ -72,8 +72,6 @@ pub(super) fn run(
     output: &Path,
     errors: &Path,
 ) -> Result<child::Measured, String> {
-    let stderr =
-        std::fs::File::create(errors).map_err(|e| format!("cannot create {}: {e}", errors.display()))?;
     let mut command = Command::new(&plan.rulec);
     command
         .arg("sql")
@@ -82,12 +80,6 @@ pub(super) fn run(
         .args(["--format", "ndjson", "--threads", &plan.threads.to_string()])
         .arg("--output")
         .arg(output)
-        .arg(query(mode, cell))
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(stderr);
-    match child::run(&mut command)? {
-        (measured, status) if status.success() => Ok(measured),
-        (_, status) => Err(format!("{status}: {}", last_line(errors))),
-    }
+        .arg(query(mode, cell));
+    child::run_cell(&mut command, errors)
 }
