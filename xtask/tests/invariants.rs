@@ -84,7 +84,7 @@ fn crate_dependency_rules_hold() {
     forbidden("runtime", &renders, "only the frontend produces user diagnostics");
     forbidden("backend", &renders, "only the frontend produces user diagnostics");
     let front_ends = |d: &str| d == "cli" || d == "server";
-    for library in ["runtime", "batch", "models", "datafusion-rulec"] {
+    for library in ["runtime", "batch", "models", "datafusion-rulec", "python"] {
         forbidden(library, &front_ends, "library crates never depend on the command line or the server");
     }
     let datafusion = |d: &str| d.starts_with("datafusion") || d == "sqlparser";
@@ -113,6 +113,7 @@ const SINGLE_VERSION: &[&str] = &[
     "cranelift-codegen",
     "rust_decimal",
     "prost",
+    "pyo3",
 ];
 
 #[test]

@@ -1,0 +1,167 @@
+//! `rulec.Contract` (one loaded contract: evaluate inputs, its windows'
+//! state kept across calls) and the functions that make one:
+//! `rulec.compile` (YAML, from a path or the text itself, compiled by the
+//! front end as `rulec check` compiles it) and `rulec.load_bundle` (a
+//! bundle's bytes or its path, decoded and verified by `ir`).
+
+use std::sync::Arc;
+
+use pyo3::prelude::*;
+use pyo3::types::{PyByteArray, PyBytes, PyList, PyString};
+use runtime::engine::NativeStatus;
+
+use crate::errors::{BundleError, compile_error, contained};
+use crate::evaluate::{Envelope, evaluate};
+use crate::output;
+use crate::result::EvalResult;
+use crate::sources::{diagnostics_json, read_bytes, read_text, source_path};
+
+/// A compiled contract, loaded into an engine. Thread-safe: share one
+/// across threads; evaluation releases the GIL. Its windows keep their
+/// state for as long as the object lives, across calls.
+#[pyclass(frozen, module = "rulec")]
+#[derive(Debug)]
+pub struct Contract {
+    pub(crate) inner: Arc<runtime::Contract>,
+    /// The compiler's warnings, as diagnostic dicts' JSON.
+    pub(crate) warnings: Vec<serde_json::Value>,
+}
+
+#[pymethods]
+impl Contract {
+    /// The contract's name (`acme.payments.transfer`).
+    #[getter]
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+
+    /// The contract's version.
+    #[getter]
+    fn version(&self) -> &str {
+        self.inner.version()
+    }
+
+    /// The bundle's content hash (`sha256:...`).
+    #[getter]
+    fn hash(&self) -> &str {
+        self.inner.hash()
+    }
+
+    /// What runs it now: `"interpreted"`, `"compiling"`, `"native"`, or
+    /// `"failed: <why>"` (native code failed; the interpreter runs it).
+    #[getter]
+    fn engine(&self) -> String {
+        match self.inner.native_status() {
+            NativeStatus::Interpreted => "interpreted".into(),
+            NativeStatus::Compiling => "compiling".into(),
+            NativeStatus::Native => "native".into(),
+            NativeStatus::Failed(why) => format!("failed: {why}"),
+        }
+    }
+
+    /// The compiler's warnings: diagnostic dicts (code, severity,
+    /// message, file, line, column, ...), empty for a bundle.
+    #[getter]
+    fn warnings<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        output::json_list(py, &self.warnings)
+    }
+
+    /// Evaluates one input (a dict) on `channel`; `component` and `now`
+    /// (a str or a timezone-aware datetime) as a request's. Raises
+    /// `InputError` when the input does not fit the contract.
+    #[pyo3(signature = (input, channel = None, *, component = None, now = None))]
+    fn evaluate(
+        &self,
+        py: Python<'_>,
+        input: &Bound<'_, PyAny>,
+        channel: Option<&str>,
+        component: Option<&str>,
+        now: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<EvalResult> {
+        evaluate(py, &self.inner, input, &Envelope { channel, component, now })
+    }
+
+    /// A request's JSON text (LANGUAGE.md's request: `input`, `channel`,
+    /// ...) to the result line `rulec eval` prints for it, an error line
+    /// included.
+    fn evaluate_json(&self, py: Python<'_>, request: &str) -> PyResult<String> {
+        let inner = &self.inner;
+        py.detach(|| {
+            contained(|| {
+                let mut out = Vec::with_capacity(256);
+                inner.evaluate_json(request, &mut out);
+                Ok::<_, PyErr>(String::from_utf8_lossy(&out).into_owned())
+            })
+        })
+    }
+
+    /// The contract's bundle, the bytes `rulec compile` writes (for
+    /// `load_bundle`, here or in any rulec runtime).
+    fn to_bundle<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let ir = self.inner.ir().clone();
+        let bundle = py.detach(|| contained(|| Ok::<_, PyErr>(ir::Bundle::new(ir))))?;
+        let bytes = bundle.map_err(|e| BundleError::new_err(e.to_string()))?.to_json();
+        Ok(PyBytes::new(py, &bytes))
+    }
+
+    fn __repr__(&self) -> String {
+        format!("<rulec.Contract {} {}>", self.inner.name(), self.inner.version())
+    }
+}
+
+/// Compiles a contract: `path_or_source` is a path (a `str` without a
+/// newline, or an `os.PathLike`) to a YAML file, or the YAML text itself.
+/// Raises `CompileError` with every diagnostic when it does not compile.
+#[pyfunction]
+#[pyo3(signature = (path_or_source, engine = "auto"))]
+pub fn compile(py: Python<'_>, path_or_source: &Bound<'_, PyAny>, engine: &str) -> PyResult<Contract> {
+    let (name, text) = match source_path(path_or_source)? {
+        Some(path) => (path.clone(), read_text(&path)?),
+        None => ("<contract>".to_string(), path_or_source.cast::<PyString>()?.to_cow()?.to_string()),
+    };
+    let engine = crate::engine::engine(engine)?;
+    let compiled = py.detach(|| contained(|| Ok::<_, PyErr>(frontend::compile_file(&name, &text))))?;
+    let diagnostics = diagnostics_json(&compiled.diagnostics);
+    let Some(bundle) = compiled.bundle else {
+        let text = compiled.diagnostics.render(false).trim_end().to_string();
+        return Err(compile_error(py, text, output::json_list(py, &diagnostics)?));
+    };
+    let inner = load(py, &engine, bundle, "")?;
+    Ok(Contract { inner, warnings: diagnostics })
+}
+
+/// Loads a bundle (`rulec compile`'s output): `path_or_bytes` is its
+/// bytes, or a path to it. Raises `BundleError` when it is damaged,
+/// truncated or of another format version.
+#[pyfunction]
+#[pyo3(signature = (path_or_bytes, engine = "auto"))]
+pub fn load_bundle(py: Python<'_>, path_or_bytes: &Bound<'_, PyAny>, engine: &str) -> PyResult<Contract> {
+    let (bytes, at) = if let Ok(bytes) = path_or_bytes.cast::<PyBytes>() {
+        (bytes.as_bytes().to_vec(), String::new())
+    } else if let Ok(bytes) = path_or_bytes.cast::<PyByteArray>() {
+        (bytes.to_vec(), String::new())
+    } else {
+        let path = source_path(path_or_bytes)?.ok_or_else(|| {
+            BundleError::new_err("expected bytes or a path to a bundle, got text with a newline")
+        })?;
+        (read_bytes(&path)?, format!("{path}: "))
+    };
+    let engine = crate::engine::engine(engine)?;
+    let bundle = py
+        .detach(|| contained(|| Ok::<_, PyErr>(ir::Bundle::from_json(&bytes))))?
+        .map_err(|e| BundleError::new_err(format!("{at}{e}")))?;
+    let inner = load(py, &engine, bundle, &at)?;
+    Ok(Contract { inner, warnings: Vec::new() })
+}
+
+/// Loads `bundle` into `engine` (native code compiled now under
+/// `engine="jit"`), without the GIL.
+fn load(
+    py: Python<'_>,
+    engine: &runtime::Engine,
+    bundle: ir::Bundle,
+    at: &str,
+) -> PyResult<Arc<runtime::Contract>> {
+    py.detach(|| contained(|| Ok::<_, PyErr>(engine.load(bundle))))?
+        .map_err(|e| BundleError::new_err(format!("{at}{e}")))
+}

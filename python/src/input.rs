@@ -1,0 +1,259 @@
+//! A Python input (a dict of `Decimal`, `int`, `str`, `bool`, `float`,
+//! timezone-aware `datetime`, `timedelta`, `None`, lists and nested
+//! dicts) written as the JSON text of a request's input, in one pass in
+//! Rust, for the runtime's one validator to read: so every message about
+//! a value that does not fit the contract is `rulec eval`'s for the same
+//! request (docs/decisions.md, "Python package"). Decimals are written as
+//! JSON numbers from their exact text, ints from their digits, floats as
+//! the shortest text that reads back as the same `f64`.
+//!
+//! What JSON cannot hold is refused here, with the path of the value:
+//! NaN and infinities, a key that is not a string, a naive datetime, an
+//! object of another type, nesting deeper than [`MAX_DEPTH`].
+
+use ir::quote::short;
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use runtime::InvalidInput;
+
+use crate::pytypes;
+
+/// The deepest nesting of lists and dicts an input may have.
+pub const MAX_DEPTH: usize = 100;
+
+/// Why an input could not be written: a value JSON cannot hold (with its
+/// path), or an exception Python raised while it was read.
+pub enum Unwritable {
+    Invalid(InvalidInput),
+    Python(PyErr),
+}
+
+impl From<PyErr> for Unwritable {
+    fn from(err: PyErr) -> Unwritable {
+        Unwritable::Python(err)
+    }
+}
+
+/// The JSON text of `value`, the input at path `input`.
+pub fn input_json(value: &Bound<'_, PyAny>) -> Result<String, Unwritable> {
+    let mut writer = Writer { out: String::with_capacity(256), path: vec![Segment::Name("input".into())] };
+    writer.value(value, 0)?;
+    Ok(writer.out)
+}
+
+/// The RFC 3339 text of a timezone-aware datetime (a request's `now`).
+pub fn timestamp_text(value: &Bound<'_, PyAny>, path: &str) -> Result<String, Unwritable> {
+    if let Ok(text) = value.cast::<PyString>() {
+        return Ok(text.to_cow()?.to_string());
+    }
+    let mut writer = Writer { out: String::new(), path: vec![Segment::Name(path.into())] };
+    if !value.is_instance(pytypes::datetime(value.py())?)? {
+        return Err(writer.refuse("expected a str or a timezone-aware datetime".into()));
+    }
+    writer.datetime(value)?;
+    Ok(writer.out.trim_matches('"').to_string())
+}
+
+enum Segment {
+    Name(String),
+    Index(usize),
+}
+
+struct Writer {
+    out: String,
+    path: Vec<Segment>,
+}
+
+impl Writer {
+    fn path(&self) -> String {
+        let mut out = String::new();
+        for segment in &self.path {
+            match segment {
+                Segment::Name(name) if out.is_empty() => out.push_str(name),
+                Segment::Name(name) => {
+                    out.push('.');
+                    out.push_str(name);
+                }
+                Segment::Index(i) => out.push_str(&format!("[{i}]")),
+            }
+        }
+        out
+    }
+
+    fn refuse(&self, message: String) -> Unwritable {
+        Unwritable::Invalid(InvalidInput::one(&self.path(), message))
+    }
+
+    fn value(&mut self, value: &Bound<'_, PyAny>, depth: usize) -> Result<(), Unwritable> {
+        if value.is_none() {
+            self.out.push_str("null");
+        } else if let Ok(text) = value.cast::<PyString>() {
+            self.string(text)?;
+        } else if value.is_instance_of::<PyBool>() {
+            self.out.push_str(if value.is_truthy()? { "true" } else { "false" });
+        } else if value.is_instance_of::<PyInt>() {
+            self.int(value)?;
+        } else if let Ok(float) = value.cast::<PyFloat>() {
+            self.float(float.value())?;
+        } else if let Ok(dict) = value.cast::<PyDict>() {
+            self.nested(depth)?;
+            self.dict(dict, depth + 1)?;
+        } else if let Ok(list) = value.cast::<PyList>() {
+            self.nested(depth)?;
+            self.items(list.iter(), depth + 1)?;
+        } else if let Ok(tuple) = value.cast::<PyTuple>() {
+            self.nested(depth)?;
+            self.items(tuple.iter(), depth + 1)?;
+        } else {
+            self.object(value)?;
+        }
+        Ok(())
+    }
+
+    fn nested(&self, depth: usize) -> Result<(), Unwritable> {
+        if depth >= MAX_DEPTH {
+            return Err(self.refuse(format!("nested deeper than {MAX_DEPTH} levels")));
+        }
+        Ok(())
+    }
+
+    fn string(&mut self, text: &Bound<'_, PyString>) -> Result<(), Unwritable> {
+        let Ok(text) = text.to_cow() else {
+            return Err(self.refuse("a str that is not valid Unicode (a lone surrogate)".into()));
+        };
+        let mut bytes = std::mem::take(&mut self.out).into_bytes();
+        runtime::value::write_json_str(&text, &mut bytes);
+        // The writer appends valid UTF-8 to valid UTF-8.
+        self.out = String::from_utf8(bytes).unwrap_or_default();
+        Ok(())
+    }
+
+    fn int(&mut self, value: &Bound<'_, PyAny>) -> Result<(), Unwritable> {
+        if let Ok(int) = value.extract::<i64>() {
+            self.out.push_str(itoa::Buffer::new().format(int));
+            return Ok(());
+        }
+        // An int beyond 64 bits: its digits, which the validator refuses
+        // (or reads, for a decimal) as it would the same JSON number.
+        match value.str() {
+            Ok(digits) => self.out.push_str(&digits.to_cow()?),
+            Err(_) => return Err(self.refuse("an int too large to write (more than 4300 digits)".into())),
+        }
+        Ok(())
+    }
+
+    fn float(&mut self, value: f64) -> Result<(), Unwritable> {
+        if !value.is_finite() {
+            return Err(
+                self.refuse(format!("got {value}: a float must be finite (JSON has no NaN or infinity)"))
+            );
+        }
+        // `Debug` is the shortest text that reads back as `value`, in a
+        // form JSON accepts (`0.1`, `1.0`, `1e300`).
+        self.out.push_str(&format!("{value:?}"));
+        Ok(())
+    }
+
+    fn dict(&mut self, dict: &Bound<'_, PyDict>, depth: usize) -> Result<(), Unwritable> {
+        self.out.push('{');
+        for (i, (key, value)) in dict.iter().enumerate() {
+            let Ok(key) = key.cast::<PyString>() else {
+                let shown = key.repr().map(|r| r.to_string()).unwrap_or_default();
+                let type_name = key.get_type().name().map(|n| n.to_string()).unwrap_or_default();
+                return Err(self.refuse(format!("a key is not a str: {} ({type_name})", short(&shown))));
+            };
+            if i > 0 {
+                self.out.push(',');
+            }
+            self.string(key)?;
+            self.out.push(':');
+            self.path.push(Segment::Name(key.to_string_lossy().into_owned()));
+            let written = self.value(&value, depth);
+            self.path.pop();
+            written?;
+        }
+        self.out.push('}');
+        Ok(())
+    }
+
+    fn items<'py>(
+        &mut self,
+        items: impl Iterator<Item = Bound<'py, PyAny>>,
+        depth: usize,
+    ) -> Result<(), Unwritable> {
+        self.out.push('[');
+        for (i, item) in items.enumerate() {
+            if i > 0 {
+                self.out.push(',');
+            }
+            self.path.push(Segment::Index(i));
+            let written = self.value(&item, depth);
+            self.path.pop();
+            written?;
+        }
+        self.out.push(']');
+        Ok(())
+    }
+
+    /// A `Decimal`, a `datetime`, a `timedelta`, or a refusal.
+    fn object(&mut self, value: &Bound<'_, PyAny>) -> Result<(), Unwritable> {
+        let py = value.py();
+        if value.is_instance(pytypes::decimal(py)?)? {
+            return self.decimal(value);
+        }
+        if value.is_instance(pytypes::datetime(py)?)? {
+            return self.datetime(value);
+        }
+        if value.is_instance(pytypes::timedelta(py)?)? {
+            return self.timedelta(value);
+        }
+        let type_name = value.get_type().name().map(|n| n.to_string()).unwrap_or_default();
+        let hint = if value.is_instance(pytypes::date(py)?)? { " (a date: give a datetime)" } else { "" };
+        Err(self.refuse(format!(
+            "cannot send a value of type {type_name}{hint}: expected dict, list, tuple, str, int, float, bool, \
+             None, Decimal, datetime or timedelta"
+        )))
+    }
+
+    fn decimal(&mut self, value: &Bound<'_, PyAny>) -> Result<(), Unwritable> {
+        let text = value.str()?;
+        let text = text.to_cow()?;
+        if !value.call_method0("is_finite")?.is_truthy()? {
+            return Err(self.refuse(format!("got Decimal('{text}'): a decimal must be finite")));
+        }
+        // A finite Decimal's text (`-1.50`, `1E+2`, `0E-7`) is a JSON number.
+        self.out.push_str(&text);
+        Ok(())
+    }
+
+    fn datetime(&mut self, value: &Bound<'_, PyAny>) -> Result<(), Unwritable> {
+        if value.call_method0("utcoffset")?.is_none() {
+            return Err(self.refuse(
+                "a datetime without a timezone is ambiguous: give it a tzinfo (e.g. timezone.utc)".into(),
+            ));
+        }
+        let text = value.call_method0("isoformat")?;
+        self.out.push('"');
+        self.out.push_str(&text.cast::<PyString>().map_err(PyErr::from)?.to_cow()?);
+        self.out.push('"');
+        Ok(())
+    }
+
+    fn timedelta(&mut self, value: &Bound<'_, PyAny>) -> Result<(), Unwritable> {
+        let days: i64 = value.getattr("days")?.extract()?;
+        let seconds: i64 = value.getattr("seconds")?.extract()?;
+        let micros: i64 = value.getattr("microseconds")?.extract()?;
+        let nanos = days
+            .checked_mul(86_400)
+            .and_then(|s| s.checked_add(seconds))
+            .and_then(|s| s.checked_mul(1_000_000_000))
+            .and_then(|n| n.checked_add(micros * 1_000));
+        let Some(nanos) = nanos else {
+            return Err(self.refuse("a timedelta beyond the range of a duration (about 292 years)".into()));
+        };
+        self.out.push('"');
+        self.out.push_str(&ir::time::format_duration(nanos));
+        self.out.push('"');
+        Ok(())
+    }
+}
