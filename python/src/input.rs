@@ -36,9 +36,9 @@ impl From<PyErr> for Unwritable {
 
 /// The JSON text of `value`, the input at path `input`.
 pub fn input_json(value: &Bound<'_, PyAny>) -> Result<String, Unwritable> {
-    let mut writer = Writer { out: String::with_capacity(256), path: vec![Segment::Name("input".into())] };
+    let mut writer = Writer { out: Vec::with_capacity(256), path: vec![Segment::Name("input".into())] };
     writer.value(value, 0)?;
-    Ok(writer.out)
+    writer.text()
 }
 
 /// The RFC 3339 text of a timezone-aware datetime (a request's `now`).
@@ -46,12 +46,12 @@ pub fn timestamp_text(value: &Bound<'_, PyAny>, path: &str) -> Result<String, Un
     if let Ok(text) = value.cast::<PyString>() {
         return Ok(text.to_cow()?.to_string());
     }
-    let mut writer = Writer { out: String::new(), path: vec![Segment::Name(path.into())] };
+    let mut writer = Writer { out: Vec::new(), path: vec![Segment::Name(path.into())] };
     if !value.is_instance(pytypes::datetime(value.py())?)? {
         return Err(writer.refuse("expected a str or a timezone-aware datetime".into()));
     }
     writer.datetime(value)?;
-    Ok(writer.out.trim_matches('"').to_string())
+    Ok(writer.text()?.trim_matches('"').to_string())
 }
 
 enum Segment {
@@ -60,11 +60,22 @@ enum Segment {
 }
 
 struct Writer {
-    out: String,
+    /// UTF-8 JSON text: only `str`s and ASCII are appended.
+    out: Vec<u8>,
     path: Vec<Segment>,
 }
 
 impl Writer {
+    /// The text written, checked once at the end.
+    fn text(self) -> Result<String, Unwritable> {
+        String::from_utf8(self.out)
+            .map_err(|_| Unwritable::Invalid(InvalidInput::one("input", "not valid UTF-8 (a bug in rulec)")))
+    }
+
+    fn push(&mut self, text: &str) {
+        self.out.extend_from_slice(text.as_bytes());
+    }
+
     fn path(&self) -> String {
         let mut out = String::new();
         for segment in &self.path {
@@ -86,11 +97,11 @@ impl Writer {
 
     fn value(&mut self, value: &Bound<'_, PyAny>, depth: usize) -> Result<(), Unwritable> {
         if value.is_none() {
-            self.out.push_str("null");
+            self.push("null");
         } else if let Ok(text) = value.cast::<PyString>() {
             self.string(text)?;
         } else if value.is_instance_of::<PyBool>() {
-            self.out.push_str(if value.is_truthy()? { "true" } else { "false" });
+            self.push(if value.is_truthy()? { "true" } else { "false" });
         } else if value.is_instance_of::<PyInt>() {
             self.int(value)?;
         } else if let Ok(float) = value.cast::<PyFloat>() {
@@ -121,22 +132,19 @@ impl Writer {
         let Ok(text) = text.to_cow() else {
             return Err(self.refuse("a str that is not valid Unicode (a lone surrogate)".into()));
         };
-        let mut bytes = std::mem::take(&mut self.out).into_bytes();
-        runtime::value::write_json_str(&text, &mut bytes);
-        // The writer appends valid UTF-8 to valid UTF-8.
-        self.out = String::from_utf8(bytes).unwrap_or_default();
+        runtime::value::write_json_str(&text, &mut self.out);
         Ok(())
     }
 
     fn int(&mut self, value: &Bound<'_, PyAny>) -> Result<(), Unwritable> {
         if let Ok(int) = value.extract::<i64>() {
-            self.out.push_str(itoa::Buffer::new().format(int));
+            self.push(itoa::Buffer::new().format(int));
             return Ok(());
         }
         // An int beyond 64 bits: its digits, which the validator refuses
         // (or reads, for a decimal) as it would the same JSON number.
         match value.str() {
-            Ok(digits) => self.out.push_str(&digits.to_cow()?),
+            Ok(digits) => self.push(&digits.to_cow()?),
             Err(_) => return Err(self.refuse("an int too large to write (more than 4300 digits)".into())),
         }
         Ok(())
@@ -150,12 +158,12 @@ impl Writer {
         }
         // `Debug` is the shortest text that reads back as `value`, in a
         // form JSON accepts (`0.1`, `1.0`, `1e300`).
-        self.out.push_str(&format!("{value:?}"));
+        self.push(&format!("{value:?}"));
         Ok(())
     }
 
     fn dict(&mut self, dict: &Bound<'_, PyDict>, depth: usize) -> Result<(), Unwritable> {
-        self.out.push('{');
+        self.out.push(b'{');
         for (i, (key, value)) in dict.iter().enumerate() {
             let Ok(key) = key.cast::<PyString>() else {
                 let shown = key.repr().map(|r| r.to_string()).unwrap_or_default();
@@ -163,16 +171,16 @@ impl Writer {
                 return Err(self.refuse(format!("a key is not a str: {} ({type_name})", short(&shown))));
             };
             if i > 0 {
-                self.out.push(',');
+                self.out.push(b',');
             }
             self.string(key)?;
-            self.out.push(':');
+            self.out.push(b':');
             self.path.push(Segment::Name(key.to_string_lossy().into_owned()));
             let written = self.value(&value, depth);
             self.path.pop();
             written?;
         }
-        self.out.push('}');
+        self.out.push(b'}');
         Ok(())
     }
 
@@ -181,17 +189,17 @@ impl Writer {
         items: impl Iterator<Item = Bound<'py, PyAny>>,
         depth: usize,
     ) -> Result<(), Unwritable> {
-        self.out.push('[');
+        self.out.push(b'[');
         for (i, item) in items.enumerate() {
             if i > 0 {
-                self.out.push(',');
+                self.out.push(b',');
             }
             self.path.push(Segment::Index(i));
             let written = self.value(&item, depth);
             self.path.pop();
             written?;
         }
-        self.out.push(']');
+        self.out.push(b']');
         Ok(())
     }
 
@@ -222,7 +230,7 @@ impl Writer {
             return Err(self.refuse(format!("got Decimal('{text}'): a decimal must be finite")));
         }
         // A finite Decimal's text (`-1.50`, `1E+2`, `0E-7`) is a JSON number.
-        self.out.push_str(&text);
+        self.push(&text);
         Ok(())
     }
 
@@ -233,9 +241,9 @@ impl Writer {
             ));
         }
         let text = value.call_method0("isoformat")?;
-        self.out.push('"');
-        self.out.push_str(&text.cast::<PyString>().map_err(PyErr::from)?.to_cow()?);
-        self.out.push('"');
+        self.out.push(b'"');
+        self.push(&text.cast::<PyString>().map_err(PyErr::from)?.to_cow()?);
+        self.out.push(b'"');
         Ok(())
     }
 
@@ -251,9 +259,9 @@ impl Writer {
         let Some(nanos) = nanos else {
             return Err(self.refuse("a timedelta beyond the range of a duration (about 292 years)".into()));
         };
-        self.out.push('"');
-        self.out.push_str(&ir::time::format_duration(nanos));
-        self.out.push('"');
+        self.out.push(b'"');
+        self.push(&ir::time::format_duration(nanos));
+        self.out.push(b'"');
         Ok(())
     }
 }
