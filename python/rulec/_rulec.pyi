@@ -2,7 +2,7 @@
 
 import datetime
 import os
-from typing import Any, Dict, List, Literal, Optional, Union
+from typing import Any, Dict, List, Literal, Optional, Sequence, Union
 
 __version__: str
 
@@ -89,6 +89,15 @@ class Contract:
         now: Union[str, datetime.datetime, None] = None,
     ) -> Result:
         """Evaluates one input; raises ``InputError`` when it does not fit."""
+    def evaluate_batch(
+        self,
+        data: Any,
+        channel: Optional[str] = None,
+        fields: Union[str, Sequence[str], None] = None,
+    ) -> Any:
+        """Evaluates every record of Arrow data (``__arrow_c_stream__`` or
+        ``__arrow_c_array__``): a ``pyarrow.Table`` with the columns of
+        ``rulec eval --output-format arrow``, one row per record, in order."""
     def evaluate_json(self, request: str) -> str:
         """A request's JSON text to the line ``rulec eval`` prints for it."""
     def to_bundle(self) -> bytes:

@@ -81,6 +81,24 @@ impl Contract {
         evaluate(py, &self.inner, input, &Envelope { channel, component, now })
     }
 
+    /// Evaluates every record of `data`, Arrow data through the PyCapsule
+    /// interface (a pyarrow Table, RecordBatch or RecordBatchReader, a
+    /// polars DataFrame, a DuckDB result), on `channel`, keeping the parts
+    /// `fields` names (`"decision,effects"` or a list; all by default):
+    /// a `pyarrow.Table` with the columns of `rulec eval --output-format
+    /// arrow`, one row per record, in order. Runs on every core without
+    /// the GIL; windows see the records in order.
+    #[pyo3(signature = (data, channel = None, fields = None))]
+    fn evaluate_batch<'py>(
+        &self,
+        py: Python<'py>,
+        data: &Bound<'py, PyAny>,
+        channel: Option<&str>,
+        fields: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        crate::arrow_batch::evaluate_batch(py, &self.inner, data, channel, fields)
+    }
+
     /// A request's JSON text (LANGUAGE.md's request: `input`, `channel`,
     /// ...) to the result line `rulec eval` prints for it, an error line
     /// included.

@@ -7,13 +7,15 @@
 //!
 //! - [`contract`]: `Contract`, `compile`, `load_bundle`;
 //! - [`contract_set`]: `ContractSet`, routing by name;
-//! - [`evaluate`]: one evaluation, the GIL released;
+//! - [`evaluate`]: one evaluation, the GIL released; [`arrow_batch`]:
+//!   `evaluate_batch`, Arrow data through the batch crate's column path;
 //! - [`input`]: a Python input to the request's JSON text;
 //! - [`result`], [`output`]: `Result`, values back to Python;
 //! - [`errors`]: the exceptions, panics contained;
 //! - [`engine`], [`sources`], [`pytypes`]: the engine by name, paths and
 //!   files, the Python classes used.
 
+mod arrow_batch;
 mod contract;
 mod contract_set;
 mod engine;
