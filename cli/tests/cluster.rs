@@ -8,13 +8,11 @@
 
 mod support;
 
-use std::io::{BufRead, BufReader};
-use std::net::{TcpListener, TcpStream};
 use std::path::Path;
-use std::process::{Child, Output, Stdio};
-use std::sync::{Arc, Mutex};
+use std::process::Output;
 use std::time::{Duration, Instant};
 
+use benches::cluster::{LocalCluster, free_port};
 use support::{python_can_import, root, rulec, run_python};
 
 const TRANSFER: &str = "examples/contracts/acme.payments.transfer.yaml";
@@ -24,102 +22,6 @@ const RECORD: &str = "named_struct('amount', amount, 'currency', currency, 'dail
 /// Files, so the query has as many partitions.
 const PARTS: usize = 8;
 const RECORDS: usize = 1600;
-
-/// A `rulec cluster` process and its log (stderr), read as it comes.
-struct Process {
-    name: String,
-    child: Child,
-    log: Arc<Mutex<String>>,
-}
-
-impl Process {
-    fn log(&self) -> String {
-        self.log.lock().unwrap_or_else(|p| p.into_inner()).clone()
-    }
-
-    fn exited(&mut self) -> bool {
-        !matches!(self.child.try_wait(), Ok(None))
-    }
-}
-
-/// Every process of the cluster; dropping it stops and waits for each.
-#[derive(Default)]
-struct Cluster {
-    processes: Vec<Process>,
-}
-
-impl Drop for Cluster {
-    fn drop(&mut self) {
-        for process in &mut self.processes {
-            let _ = process.child.kill();
-            let _ = process.child.wait();
-        }
-    }
-}
-
-impl Cluster {
-    /// Starts `rulec cluster ARGS`, its log collected.
-    fn start(&mut self, name: &str, args: &[String]) -> usize {
-        let mut child = rulec()
-            .arg("cluster")
-            .args(args)
-            .env("RUST_LOG", "warn,ballista_scheduler=info,ballista_executor=info")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("rulec cluster starts");
-        let log = Arc::new(Mutex::new(String::new()));
-        let stderr = child.stderr.take().expect("stderr");
-        let sink = log.clone();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines() {
-                let Ok(line) = line else { break };
-                let mut log = sink.lock().unwrap_or_else(|p| p.into_inner());
-                log.push_str(&line);
-                log.push('\n');
-            }
-        });
-        self.processes.push(Process { name: name.to_string(), child, log });
-        self.processes.len() - 1
-    }
-
-    /// Waits until `port` accepts connections while process `index` runs.
-    fn wait_for_port(&mut self, index: usize, port: u16) {
-        let deadline = Instant::now() + Duration::from_secs(60);
-        loop {
-            if TcpStream::connect(("127.0.0.1", port)).is_ok() {
-                return;
-            }
-            let process = &mut self.processes[index];
-            assert!(!process.exited(), "{} exited: {}", process.name, process.log());
-            assert!(
-                Instant::now() < deadline,
-                "{} never listened on {port}: {}",
-                process.name,
-                process.log()
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    }
-
-    /// Stops process `index` (SIGTERM, then SIGKILL after 10 s).
-    fn stop(&mut self, index: usize) {
-        let process = &mut self.processes[index];
-        let _ = std::process::Command::new("kill").arg(process.child.id().to_string()).status();
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while !process.exited() && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        let _ = process.child.kill();
-        let _ = process.child.wait();
-    }
-}
-
-/// A port nobody listens on (bound, then let go).
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").expect("a port").local_addr().expect("its address").port()
-}
 
 /// `count` transfer records with an `id`, varied from the examples.
 fn records(count: usize) -> Vec<String> {
@@ -199,14 +101,6 @@ fn query(table: &str) -> String {
     )
 }
 
-fn executor_args(scheduler: u16, port: u16, grpc: u16, contracts: &str, work: &Path) -> Vec<String> {
-    let args = ["executor", "--scheduler", &format!("127.0.0.1:{scheduler}"), "--contracts", contracts];
-    let mut args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-    args.extend(["--port".into(), port.to_string(), "--grpc-port".into(), grpc.to_string()]);
-    args.extend(["--concurrency".into(), "1".into(), "--work-dir".into(), work.display().to_string()]);
-    args
-}
-
 #[test]
 fn a_cluster_gives_every_row_in_process_sql_and_eval_give_and_refuses_another_revision() {
     if !python_can_import("pyarrow") {
@@ -215,25 +109,16 @@ fn a_cluster_gives_every_row_in_process_sql_and_eval_give_and_refuses_another_re
     let dir = tempfile::tempdir().expect("a folder");
     write_files(dir.path());
     let parts = format!("{}/", dir.path().join("parts").display());
-    let mut cluster = Cluster::default();
-    let scheduler = free_port();
-    let bind = format!("127.0.0.1:{scheduler}");
-    let s = cluster.start(
-        "the scheduler",
-        &["scheduler".into(), "--bind".into(), bind, "--contracts".into(), TRANSFER.into()],
-    );
-    cluster.wait_for_port(s, scheduler);
+    let rulec_binary = Path::new(env!("CARGO_BIN_EXE_rulec"));
+    let contracts = Path::new(TRANSFER);
+    let mut cluster = LocalCluster::scheduler(rulec_binary, &root(), contracts).expect("a scheduler");
     let mut executors = Vec::new();
     for k in 0..2 {
-        let (port, grpc) = (free_port(), free_port());
         let work = dir.path().join(format!("work-{k}"));
         std::fs::create_dir(&work).expect("a folder");
-        let e =
-            cluster.start(&format!("executor {k}"), &executor_args(scheduler, port, grpc, TRANSFER, &work));
-        cluster.wait_for_port(e, grpc);
-        executors.push(e);
+        executors.push(cluster.executor(&root(), contracts, 1, &work).expect("an executor"));
     }
-    let url = format!("df://127.0.0.1:{scheduler}");
+    let url = cluster.url();
 
     // What in-process SQL and `rulec eval --input` give.
     let in_process = lines("rulec sql", &sql(&[], &query(&parts)));
@@ -255,11 +140,11 @@ fn a_cluster_gives_every_row_in_process_sql_and_eval_give_and_refuses_another_re
     for run in 0.. {
         let got = lines("rulec sql --cluster", &sql(&["--cluster", &url], &query(&parts)));
         assert_eq!(got, in_process, "rulec sql --cluster and in process, run {run}");
-        let ran = executors.iter().filter(|&&e| cluster.processes[e].log().contains("Finished task")).count();
+        let ran = executors.iter().filter(|&&e| cluster.process(e).log().contains("Finished task")).count();
         if ran == 2 {
             break;
         }
-        assert!(run < 2, "not every executor ran tasks: {}", cluster.processes[executors[0]].log());
+        assert!(run < 2, "not every executor ran tasks: {}", cluster.process(executors[0]).log());
     }
 
     // One executor restarted with another revision of the contract.
@@ -267,12 +152,10 @@ fn a_cluster_gives_every_row_in_process_sql_and_eval_give_and_refuses_another_re
     let changed = dir.path().join("changed.yaml");
     let text = std::fs::read_to_string(root().join(TRANSFER)).expect("the contract");
     std::fs::write(&changed, text.replacen("version: 1.0.0", "version: 1.0.1", 1)).expect("written");
-    let (port, grpc) = (free_port(), free_port());
     let work = dir.path().join("work-changed");
     std::fs::create_dir(&work).expect("a folder");
+    let e = cluster.executor(&root(), &changed, 1, &work).expect("the changed executor");
     let changed = changed.display().to_string();
-    let e = cluster.start("the changed executor", &executor_args(scheduler, port, grpc, &changed, &work));
-    cluster.wait_for_port(e, grpc);
     let hash = |path: &str| {
         let out = tempfile::tempdir().expect("a folder");
         let compiled =
@@ -286,7 +169,8 @@ fn a_cluster_gives_every_row_in_process_sql_and_eval_give_and_refuses_another_re
     let (old, new) = (hash(TRANSFER), hash(&changed));
     assert_ne!(old, new);
     let message = format!(
-        "contract `acme.payments.transfer`: the query was planned against {old} but executor 127.0.0.1:{port} holds {new}"
+        "contract `acme.payments.transfer`: the query was planned against {old} but {} holds {new}",
+        cluster.process(e).name()
     );
     // Tasks go to either executor: the query fails once one reaches the changed one.
     for run in 0.. {
@@ -297,7 +181,7 @@ fn a_cluster_gives_every_row_in_process_sql_and_eval_give_and_refuses_another_re
             assert_eq!(out.status.code(), Some(1), "{stderr}");
             break;
         }
-        assert!(run < 5, "the changed executor never refused: {}", cluster.processes[e].log());
+        assert!(run < 5, "the changed executor never refused: {}", cluster.process(e).log());
     }
 }
 
@@ -307,7 +191,7 @@ fn a_bad_address_or_no_scheduler_is_a_usage_error() {
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("expected df://HOST:PORT"));
     let started = Instant::now();
-    let none = sql(&["--cluster", &format!("df://127.0.0.1:{}", free_port())], "SELECT 1");
+    let none = sql(&["--cluster", &format!("df://127.0.0.1:{}", free_port().expect("a port"))], "SELECT 1");
     assert_eq!(none.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&none.stderr).contains("cannot reach the scheduler"), "{none:?}");
     assert!(started.elapsed() < Duration::from_secs(30));
