@@ -4,7 +4,8 @@
 //! in-process `rulec sql` and `rulec eval --input` give for the same
 //! records; both executors ran tasks; and an executor restarted with
 //! another revision of the contract makes the query fail, naming the
-//! contract, both hashes and that executor.
+//! contract, both hashes and that executor. `rulec bench --batch`'s
+//! cluster rows give the `sql` row's results.
 
 mod support;
 
@@ -195,4 +196,36 @@ fn a_bad_address_or_no_scheduler_is_a_usage_error() {
     assert_eq!(none.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&none.stderr).contains("cannot reach the scheduler"), "{none:?}");
     assert!(started.elapsed() < Duration::from_secs(30));
+}
+
+/// `rulec bench --batch`'s cluster rows: the query of the `sql` row on a
+/// local cluster of one and of two executors gives the same results (the
+/// cross-format check), and each row is measured against the `sql` row.
+#[test]
+fn the_bench_cluster_rows_give_the_sql_rows_results() {
+    let dir = tempfile::tempdir().expect("a folder");
+    let json = dir.path().join("matrix.json");
+    let args = ["bench", "--batch", "--records", "3000", "--contracts", "6", "--shapes", "nested"];
+    let more = ["--formats", "parquet,ndjson", "--modes", "sql,cluster-1,cluster-2", "--threads", "2"];
+    let out = rulec().args(args).args(more).arg("--json").arg(&json).output().expect("rulec bench runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.contains("cross-format check: ok"), "{stdout}");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).expect("the rows")).expect("JSON");
+    let rows = report["rows"].as_array().expect("rows");
+    let row = |mode: &str, format: &str| {
+        rows.iter().find(|r| r["mode"] == mode && r["format"] == format).unwrap_or_else(|| panic!("{report}"))
+    };
+    for mode in ["cluster-1", "cluster-2"] {
+        let cell = row(mode, "parquet");
+        assert!(cell["failed"].is_null() && cell["skipped"].is_null(), "{cell}");
+        assert_eq!(cell["results_sha256"], row("sql", "parquet")["results_sha256"], "{cell}");
+        assert!(cell["over_twin"].as_f64().unwrap_or(0.0) > 0.0, "{cell}");
+        assert!(
+            row(mode, "ndjson")["skipped"].as_str().is_some_and(|why| why.contains("Parquet")),
+            "{report}"
+        );
+    }
+    assert!(stdout.contains("x the wall time of in-process `rulec sql`"), "{stdout}");
 }
