@@ -229,3 +229,20 @@ fn the_bench_cluster_rows_give_the_sql_rows_results() {
     }
     assert!(stdout.contains("x the wall time of in-process `rulec sql`"), "{stdout}");
 }
+
+/// A scheduler without executors holds a query until one comes: with
+/// `--timeout`, the client gives up (exit 1) and says so.
+#[test]
+fn a_query_no_executor_takes_ends_at_its_timeout() {
+    let rulec_binary = Path::new(env!("CARGO_BIN_EXE_rulec"));
+    let cluster = LocalCluster::scheduler(rulec_binary, &root(), Path::new(TRANSFER)).expect("a scheduler");
+    let started = Instant::now();
+    let out = sql(
+        &["--cluster", &cluster.url(), "--timeout", "3"],
+        "SELECT count(*) AS n FROM 'cli/tests/data/records.ndjson'",
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("the query did not finish within 3 s (--timeout)"), "{stderr}");
+    assert!(started.elapsed() < Duration::from_secs(30));
+}

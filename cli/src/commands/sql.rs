@@ -53,6 +53,10 @@ pub struct Args {
     #[cfg(feature = "cluster")]
     #[arg(long, value_name = "URL")]
     cluster: Option<String>,
+    /// Give up on a query that has not finished after this many seconds (exit 1); a cluster query waits
+    /// for executors as long as it takes without it.
+    #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..))]
+    timeout: Option<u64>,
 }
 
 /// The formats of `--format`.
@@ -88,7 +92,7 @@ pub fn run(args: Args) -> Outcome {
         .build()
         .map_err(|e| Failure::Usage(format!("cannot start the query's threads: {e}")))?;
     let ctx = runtime.block_on(session(&args, &set, threads))?;
-    let ran = runtime.block_on(sql::run(&ctx, &query, format, args.output.as_deref()));
+    let ran = runtime.block_on(within(args.timeout, sql::run(&ctx, &query, format, args.output.as_deref())));
     match ran {
         Ok(_rows) => Ok(()),
         // The query is wrong (it does not plan, a file does not read):
@@ -99,6 +103,17 @@ pub fn run(args: Args) -> Outcome {
         }
         Err(QueryFailure::Output(message)) => Err(Failure::Usage(message)),
     }
+}
+
+/// `query`'s outcome, or a query failure once `timeout` seconds passed.
+async fn within<T>(
+    timeout: Option<u64>,
+    query: impl Future<Output = Result<T, QueryFailure>>,
+) -> Result<T, QueryFailure> {
+    let Some(seconds) = timeout else { return query.await };
+    tokio::time::timeout(std::time::Duration::from_secs(seconds), query).await.unwrap_or_else(|_| {
+        Err(QueryFailure::Query(format!("the query did not finish within {seconds} s (--timeout)")))
+    })
 }
 
 /// The session the query runs in: in process, or the cluster's client
