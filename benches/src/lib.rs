@@ -11,10 +11,13 @@
 //! - [`compile`]: the compile-time bench, stage by stage;
 //! - [`generate`]: deterministic generated contracts of any size;
 //! - [`load`]: the HTTP load generator behind `rulec bench --server`;
-//! - [`matrix`]: the batch matrix behind `rulec bench --batch`.
+//! - [`matrix`]: the batch matrix behind `rulec bench --batch`;
+//! - [`cluster`]: a local cluster of `rulec cluster` processes (the
+//!   matrix's cluster rows, and the CLI's cluster test).
 //!
 //! A measurement tool, never a gate: nothing fails on a slow number.
 
+pub mod cluster;
 pub mod compile;
 pub mod generate;
 pub mod harness;

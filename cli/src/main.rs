@@ -55,6 +55,8 @@ enum Command {
     Serve(commands::serve::Args),
     #[cfg(feature = "sql")]
     Sql(commands::sql::Args),
+    #[cfg(feature = "cluster")]
+    Cluster(commands::cluster::Args),
 }
 
 fn main() -> ExitCode {
@@ -69,6 +71,8 @@ fn main() -> ExitCode {
         Command::Serve(args) => commands::serve::run(args),
         #[cfg(feature = "sql")]
         Command::Sql(args) => commands::sql::run(args),
+        #[cfg(feature = "cluster")]
+        Command::Cluster(args) => commands::cluster::run(args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

@@ -164,7 +164,7 @@ fn sql_cells_give_the_batch_decisions() {
     );
     assert!(
         line("| rulec | sql-decision | arrow | model | flat | 2000 |")
-            .contains("x the batch row's wall time")
+            .contains("x the wall time of `rulec eval --input --fields decision`")
     );
     assert!(stdout.contains("cross-format check: ok"), "{stdout}");
     let rows = report["rows"].as_array().expect("rows");
@@ -175,7 +175,7 @@ fn sql_cells_give_the_batch_decisions() {
     // the contract with windows in neither SQL mode.
     assert_eq!(ran.len(), 3 * (3 + 2 + 2 + 2) - 4, "{report}");
     for row in ran.iter().filter(|r| r["mode"].as_str().is_some_and(|m| m.starts_with("sql"))) {
-        assert!(row["sql_over_batch"].as_f64().unwrap_or(0.0) > 0.0, "{row}");
+        assert!(row["over_twin"].as_f64().unwrap_or(0.0) > 0.0, "{row}");
     }
     // Per contract: the full results (3 formats), the decisions (batch
     // and SQL, both files) and rulec(...) (both files); the contract with

@@ -28,6 +28,9 @@ use datafusion::logical_expr::ScalarUDF;
 use datafusion::prelude::SessionContext;
 use runtime::ContractSet;
 
+/// The DataFusion these functions are built for (so front ends name its
+/// types without a dependency of their own).
+pub use datafusion;
 pub use udf::{Rulec, Shape};
 
 /// The two functions over `contracts`: `rulec` and `rulec_decision`.

@@ -71,10 +71,21 @@ pub fn session_state(contracts: &Arc<ContractSet>, config: SessionConfig) -> Res
     extend(SessionStateBuilder::new().with_config(config).with_default_features().build(), contracts)
 }
 
+/// DataFusion's optimizer rules that move a struct's field access
+/// (`r['decision']`) towards the scan. Through `rulec(...) AS r` they
+/// put the call itself in every field access, so the contract ran once
+/// per field read (and, over a plan decoded on a cluster with common
+/// subexpressions, failed to plan); rulec's sessions run without them
+/// (docs/decisions.md).
+const LEAF_RULES: [&str; 2] = ["extract_leaf_expressions", "push_down_leaf_projections"];
+
 /// `state` with `contracts`' functions and rulec's file extensions (for a
 /// session of its own, or for a state built elsewhere).
 pub fn extend(state: SessionState, contracts: &Arc<ContractSet>) -> Result<SessionState> {
-    let mut state = crate::with_functions(SessionStateBuilder::new_from_existing(state), contracts).build();
+    let rules =
+        state.optimizers().iter().filter(|rule| !LEAF_RULES.contains(&rule.name())).cloned().collect();
+    let builder = SessionStateBuilder::new_from_existing(state).with_optimizer_rules(rules);
+    let mut state = crate::with_functions(builder, contracts).build();
     for (ext, inner) in extensions() {
         state.register_file_format(Arc::new(Extension { ext, inner }), true)?;
     }

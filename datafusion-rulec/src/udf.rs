@@ -9,7 +9,14 @@
 //! invalid-input error, else null); `rulec_decision` returns the
 //! decision as a string, null for a record that was not evaluated. A
 //! null record gives a null result.
+//!
+//! A function may be *pinned* ([`Rulec::pinned`]): it carries the bundle
+//! hash of each contract the query was planned with (a cluster sends them
+//! with the plan), and refuses to plan a call whose contract's hash here
+//! differs, naming the contract, both hashes and the process (its
+//! `place`): one revision of a contract everywhere a query runs.
 
+use std::collections::BTreeMap;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
@@ -60,6 +67,15 @@ pub struct Rulec {
     contracts: Arc<ContractSet>,
     signature: Signature,
     calls: Calls,
+    pins: Option<Pins>,
+}
+
+/// The bundle hashes a query was planned with (contract name to hash),
+/// and the process that holds this function, for messages.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+struct Pins {
+    hashes: BTreeMap<String, String>,
+    place: String,
 }
 
 impl Rulec {
@@ -69,10 +85,76 @@ impl Rulec {
             contracts,
             signature: Signature::any(3, Volatility::Immutable),
             calls: Calls::default(),
+            pins: None,
+        }
+    }
+
+    /// The function over `contracts`, pinned to `hashes` (contract name to
+    /// bundle hash, as planned elsewhere); `place` names this process in
+    /// messages (`executor 10.0.0.5:50051`).
+    pub fn pinned(
+        shape: Shape,
+        contracts: Arc<ContractSet>,
+        hashes: BTreeMap<String, String>,
+        place: String,
+    ) -> Rulec {
+        Rulec { pins: Some(Pins { hashes, place }), ..Rulec::new(shape, contracts) }
+    }
+
+    pub fn shape(&self) -> Shape {
+        self.shape
+    }
+
+    pub fn contracts(&self) -> &Arc<ContractSet> {
+        &self.contracts
+    }
+
+    /// The hashes this function is pinned to, if it is.
+    pub fn pins(&self) -> Option<&BTreeMap<String, String>> {
+        self.pins.as_ref().map(|pins| &pins.hashes)
+    }
+
+    /// The contract hashes a plan made with this function is pinned to:
+    /// its own pins, else its contracts' hashes.
+    pub fn hashes(&self) -> BTreeMap<String, String> {
+        match &self.pins {
+            Some(pins) => pins.hashes.clone(),
+            None => self
+                .contracts
+                .contracts()
+                .iter()
+                .map(|c| (c.name().to_string(), c.hash().to_string()))
+                .collect(),
+        }
+    }
+
+    /// Whether the contract a call names (a literal first argument) has
+    /// here the hash it was planned with.
+    fn check_pin(&self, literals: &[Option<&ScalarValue>]) -> Result<()> {
+        let Some(pins) = &self.pins else { return Ok(()) };
+        let Some(Some(Some(name))) = literals.first().copied().flatten().map(ScalarValue::try_as_str) else {
+            return Ok(()); // not a call of a named contract: planning says why
+        };
+        let here = self.contracts.get(name).map(|c| c.hash());
+        match (pins.hashes.get(name), here) {
+            (Some(planned), Some(here)) if planned == here => Ok(()),
+            (Some(planned), Some(here)) => plan_err!(
+                "contract `{name}`: the query was planned against {planned} but {} holds {here}",
+                pins.place
+            ),
+            (Some(planned), None) => plan_err!(
+                "contract `{name}`: the query was planned against {planned} but {} does not serve it",
+                pins.place
+            ),
+            (None, _) => plan_err!(
+                "contract `{name}`: the query was planned without it, and {} cannot run it",
+                pins.place
+            ),
         }
     }
 
     fn plan(&self, types: &[&DataType], literals: &[Option<&ScalarValue>]) -> Result<Arc<Call>> {
+        self.check_pin(literals)?;
         self.calls
             .plan(self.shape.name(), &self.contracts, self.shape.parts(), types, literals)
             .map_err(DataFusionError::Plan)
@@ -94,7 +176,7 @@ fn result_fields(call: &Call) -> Fields {
 
 impl PartialEq for Rulec {
     fn eq(&self, other: &Rulec) -> bool {
-        self.shape == other.shape && Arc::ptr_eq(&self.contracts, &other.contracts)
+        self.shape == other.shape && Arc::ptr_eq(&self.contracts, &other.contracts) && self.pins == other.pins
     }
 }
 
@@ -104,6 +186,7 @@ impl Hash for Rulec {
     fn hash<H: Hasher>(&self, state: &mut H) {
         self.shape.hash(state);
         Arc::as_ptr(&self.contracts).hash(state);
+        self.pins.hash(state);
     }
 }
 

@@ -2,7 +2,8 @@
 //! records (`cli/tests/data/records.ndjson`, read by DataFusion's own
 //! NDJSON reader): every call that cannot be planned is refused while
 //! planning with a message naming what is wrong (one snapshot of them
-//! all), and the calls that plan give the batch engine's results.
+//! all), the calls that plan give the batch engine's results, and a
+//! result read field by field is evaluated once.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -159,4 +160,18 @@ async fn the_decision_is_the_results_decision_and_a_null_record_has_a_null_resul
         decisions.contains(&"allow".to_string()) && decisions.contains(&"deny".to_string()),
         "{decisions:?}"
     );
+}
+
+#[tokio::test]
+async fn reading_several_fields_of_one_result_evaluates_the_contract_once() {
+    let ctx = session().await;
+    let query = format!(
+        "EXPLAIN SELECT r['decision'] AS decision, r['reasons'] AS reasons, r['errors'] AS errors \
+         FROM (SELECT rulec('acme.payments.transfer', 'batch', {RECORD}) AS r FROM transfers)"
+    );
+    let plans = datafusion::arrow::util::pretty::pretty_format_batches(&rows(&ctx, &query).await)
+        .expect("printable")
+        .to_string();
+    let physical = plans.split("physical_plan").nth(1).expect("a physical plan");
+    assert_eq!(physical.matches("rulec(").count(), 1, "{plans}");
 }

@@ -84,12 +84,16 @@ fn crate_dependency_rules_hold() {
     forbidden("runtime", &renders, "only the frontend produces user diagnostics");
     forbidden("backend", &renders, "only the frontend produces user diagnostics");
     let front_ends = |d: &str| d == "cli" || d == "server";
-    for library in ["runtime", "batch", "models", "datafusion-rulec", "python"] {
+    for library in ["runtime", "batch", "models", "datafusion-rulec", "ballista-rulec", "python"] {
         forbidden(library, &front_ends, "library crates never depend on the command line or the server");
     }
     let datafusion = |d: &str| d.starts_with("datafusion") || d == "sqlparser";
     for engine in ["ir", "runtime", "batch", "backend", "frontend", "server"] {
         forbidden(engine, &datafusion, "SQL is a front end over the batch engine, in its own crate");
+    }
+    let ballista = |d: &str| d.starts_with("ballista");
+    for engine in ["ir", "runtime", "batch", "backend", "frontend", "server", "datafusion-rulec"] {
+        forbidden(engine, &ballista, "a cluster is a front end over the SQL functions, in its own crate");
     }
 }
 
@@ -107,6 +111,9 @@ const SINGLE_VERSION: &[&str] = &[
     "datafusion",
     "datafusion-physical-plan",
     "object_store",
+    "ballista-core",
+    "arrow-flight",
+    "tonic",
     "tokio",
     "hyper",
     "serde_json",

@@ -61,6 +61,11 @@ pub enum Mode {
     Sql,
     /// `rulec sql` with `rulec_decision(...)` over the file ([`sql`]).
     SqlDecision,
+    /// [`Mode::Sql`]'s query on a local cluster of one executor
+    /// (`rulec sql --cluster`, [`crate::cluster`]).
+    ClusterOne,
+    /// The same on two executors.
+    ClusterTwo,
 }
 
 /// What a cell's results are, so what they are compared with: the full
@@ -75,7 +80,15 @@ pub enum ResultsKind {
 }
 
 impl Mode {
-    pub const ALL: [Mode; 5] = [Mode::InProcess, Mode::Decision, Mode::Http, Mode::Sql, Mode::SqlDecision];
+    pub const ALL: [Mode; 7] = [
+        Mode::InProcess,
+        Mode::Decision,
+        Mode::Http,
+        Mode::Sql,
+        Mode::SqlDecision,
+        Mode::ClusterOne,
+        Mode::ClusterTwo,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -84,6 +97,8 @@ impl Mode {
             Mode::Http => "http",
             Mode::Sql => "sql",
             Mode::SqlDecision => "sql-decision",
+            Mode::ClusterOne => "cluster-1",
+            Mode::ClusterTwo => "cluster-2",
         }
     }
 
@@ -99,13 +114,33 @@ impl Mode {
         match self {
             Mode::InProcess | Mode::Http => ResultsKind::Full,
             Mode::Decision | Mode::SqlDecision => ResultsKind::Decisions,
-            Mode::Sql => ResultsKind::Sql,
+            Mode::Sql | Mode::ClusterOne | Mode::ClusterTwo => ResultsKind::Sql,
         }
     }
 
     /// Whether the mode runs `rulec sql`.
     pub fn is_sql(self) -> bool {
-        matches!(self, Mode::Sql | Mode::SqlDecision)
+        matches!(self, Mode::Sql | Mode::SqlDecision) || self.executors().is_some()
+    }
+
+    /// The row a row of this mode is measured against: the batch row with
+    /// the same results for a SQL row, in-process SQL for a cluster row.
+    pub fn twin(self) -> Option<Mode> {
+        match self {
+            Mode::Sql => Some(Mode::InProcess),
+            Mode::SqlDecision => Some(Mode::Decision),
+            Mode::ClusterOne | Mode::ClusterTwo => Some(Mode::Sql),
+            _ => None,
+        }
+    }
+
+    /// The executors of a cluster mode's cluster.
+    pub fn executors(self) -> Option<usize> {
+        match self {
+            Mode::ClusterOne => Some(1),
+            Mode::ClusterTwo => Some(2),
+            _ => None,
+        }
     }
 
     /// Why this mode has no row for `format`, if it has none.
@@ -113,6 +148,7 @@ impl Mode {
         match self {
             Mode::Http => (!http::FORMATS.contains(&format)).then_some(http::NOT_TAKEN),
             Mode::Decision | Mode::Sql | Mode::SqlDecision => (!sql::reads(format)).then_some(sql::NOT_READ),
+            Mode::ClusterOne | Mode::ClusterTwo => (format != "parquet").then_some(sql::CLUSTER_READS),
             Mode::InProcess => None,
         }
     }
@@ -129,7 +165,9 @@ impl Mode {
         match self {
             Mode::InProcess => eval(plan, cell, output, errors, &[]),
             Mode::Decision => eval(plan, cell, output, errors, &["--fields", "decision"]),
-            Mode::Sql | Mode::SqlDecision => sql::run(self, plan, cell, output, errors),
+            Mode::Sql | Mode::SqlDecision | Mode::ClusterOne | Mode::ClusterTwo => {
+                sql::run(self, plan, cell, output, errors)
+            }
             Mode::Http => http::run(&http::HttpCell {
                 rulec: &plan.rulec,
                 contract_file: cell.contract_file,
@@ -242,6 +280,8 @@ struct Available {
     duckdb: Option<duckdb::Peer>,
     /// Whether `rulec sql` is built, when a SQL mode runs.
     sql: bool,
+    /// Whether `rulec cluster` is built, when a cluster mode runs.
+    cluster: bool,
 }
 
 impl Available {
@@ -256,7 +296,12 @@ impl Available {
         if plan.modes.iter().any(|m| m.is_sql()) && !sql {
             notes.push(format!("SQL rows skipped: {}.", sql::NOT_BUILT));
         }
-        Available { duckdb, sql }
+        let clustered = plan.modes.iter().any(|m| m.executors().is_some());
+        let cluster = clustered && sql::cluster_built(&plan.rulec);
+        if clustered && !cluster {
+            notes.push(format!("Cluster rows skipped: {}.", sql::CLUSTER_NOT_BUILT));
+        }
+        Available { duckdb, sql, cluster }
     }
 }
 
@@ -459,6 +504,8 @@ fn unfit(mode: Mode, bundle: &ir::Bundle, available: &Available) -> Option<&'sta
         None
     } else if !available.sql {
         Some(sql::NOT_BUILT)
+    } else if mode.executors().is_some() && !available.cluster {
+        Some(sql::CLUSTER_NOT_BUILT)
     } else if !bundle.contract().windows.is_empty() {
         Some(sql::WINDOWS)
     } else {

@@ -34,10 +34,11 @@ pub struct Row {
     pub results_sha256: Option<String>,
     /// rulec's records/s over the peer's, on the same file (the peer's rows).
     pub rulec_over_duckdb: Option<f64>,
-    /// A SQL row's wall time over the batch row's with the same results
-    /// on the same file (`rulec eval --input`; `--fields decision` for
-    /// `rulec_decision`).
-    pub sql_over_batch: Option<f64>,
+    /// A row's wall time over its twin's, on the same file ([`Mode::twin`]):
+    /// a SQL row's over the batch row's with the same results (`rulec eval
+    /// --input`; `--fields decision` for `rulec_decision`), a cluster
+    /// row's over in-process `rulec sql`'s.
+    pub over_twin: Option<f64>,
     /// Whether the peer's results say what rulec's do, record for record.
     pub agrees_with_rulec: Option<bool>,
     /// Why the cell did not run.
@@ -62,7 +63,7 @@ impl Row {
             peak_rss_mib: None,
             results_sha256: None,
             rulec_over_duckdb: None,
-            sql_over_batch: None,
+            over_twin: None,
             agrees_with_rulec: None,
             skipped: None,
             failed: None,
@@ -148,28 +149,23 @@ impl Matrix {
             .collect();
         self.cross_format = check::check(&results);
         let ratios: Vec<(Option<f64>, Option<f64>)> =
-            self.rows.iter().map(|row| (self.ratio(row), self.over_batch(row))).collect();
-        for (row, (ratio, over_batch)) in self.rows.iter_mut().zip(ratios) {
+            self.rows.iter().map(|row| (self.ratio(row), self.over_twin(row))).collect();
+        for (row, (ratio, over_twin)) in self.rows.iter_mut().zip(ratios) {
             row.rulec_over_duckdb = ratio;
-            row.sql_over_batch = over_batch;
+            row.over_twin = over_twin;
         }
     }
 
-    /// A SQL row's wall time over its batch twin's: the same results
-    /// (`rulec eval --input`, or with `--fields decision`) on the same file.
-    fn over_batch(&self, sql: &Row) -> Option<f64> {
-        let twin = match Mode::parse(sql.mode).ok()? {
-            Mode::Sql => Mode::InProcess,
-            Mode::SqlDecision => Mode::Decision,
-            _ => return None,
-        };
-        let batch = self.rows.iter().find(|r| {
+    /// A row's wall time over its twin's ([`Mode::twin`]) on the same file.
+    fn over_twin(&self, row: &Row) -> Option<f64> {
+        let twin = Mode::parse(row.mode).ok()?.twin()?;
+        let other = self.rows.iter().find(|r| {
             r.engine == "rulec"
                 && r.mode == twin.name()
-                && r.format == sql.format
-                && (&r.contract, r.shape, r.records) == (&sql.contract, sql.shape, sql.records)
+                && r.format == row.format
+                && (&r.contract, r.shape, r.records) == (&row.contract, row.shape, row.records)
         })?;
-        Some(sql.wall_s? / batch.wall_s?)
+        Some(row.wall_s? / other.wall_s?)
     }
 
     /// rulec's records/s over `peer`'s on the same cell.
@@ -204,7 +200,7 @@ impl Matrix {
     pub fn markdown(&self) -> String {
         let m = &self.machine;
         let mut out = format!(
-            "machine: {} ({} cores), {}, commit {}\nmodes: {}, {} threads; in-process: wall time of each `rulec eval --input` process (start, contract load, evaluation, results written), peak RSS its own; http: wall time of one `POST /evaluations` to a `rulec serve` serving the contract (the body sent, the NDJSON results written), peak RSS the server's; decision: `rulec eval --input --fields decision`; sql, sql-decision: wall time of one `rulec sql` process calling `rulec(...)`, or `rulec_decision(...)` beside the contract's name and version, over the file, results written as NDJSON, peak RSS its own\n\n",
+            "machine: {} ({} cores), {}, commit {}\nmodes: {}, {} threads; in-process: wall time of each `rulec eval --input` process (start, contract load, evaluation, results written), peak RSS its own; http: wall time of one `POST /evaluations` to a `rulec serve` serving the contract (the body sent, the NDJSON results written), peak RSS the server's; decision: `rulec eval --input --fields decision`; sql, sql-decision: wall time of one `rulec sql` process calling `rulec(...)`, or `rulec_decision(...)` beside the contract's name and version, over the file, results written as NDJSON, peak RSS its own; cluster-1, cluster-2: wall time of one `rulec sql --cluster` with rulec(...) on a local cluster of a scheduler and one or two executors (started before, not timed; the threads shared among the executors), peak RSS the client's\n\n",
             m.cpu,
             m.cores,
             m.rustc,
@@ -258,23 +254,45 @@ impl Matrix {
                 self.over_peer(peer).join(", ")
             );
         }
-        for row in self.rows.iter().filter(|r| r.sql_over_batch.is_some()) {
+        for row in self.rows.iter().filter(|r| r.over_twin.is_some()) {
             let _ = writeln!(
                 out,
-                "sql/batch ({} × {} × {}, {}): `rulec sql` with {} took {:.2}x the wall time of `rulec eval --input`{}",
+                "{} ({} × {} × {}, {}): {} took {:.2}x the wall time of {}",
+                row.mode,
                 row.contract,
                 row.shape,
                 row.records,
                 row.format,
-                if row.mode == Mode::Sql.name() { "rulec(...)" } else { "rulec_decision(...)" },
-                row.sql_over_batch.unwrap_or_default(),
-                if row.mode == Mode::Sql.name() { "" } else { " --fields decision" },
+                what(row.mode),
+                row.over_twin.unwrap_or_default(),
+                twin(row.mode),
             );
         }
         for line in &self.notes {
             let _ = writeln!(out, "{line}");
         }
         out
+    }
+}
+
+/// What a row with a twin ran, in the report's words.
+fn what(mode: &str) -> &'static str {
+    match Mode::parse(mode) {
+        Ok(Mode::Sql) => "`rulec sql` with rulec(...)",
+        Ok(Mode::SqlDecision) => "`rulec sql` with rulec_decision(...)",
+        Ok(Mode::ClusterOne) => "`rulec sql --cluster` on one executor",
+        Ok(Mode::ClusterTwo) => "`rulec sql --cluster` on two executors",
+        _ => "the row",
+    }
+}
+
+/// What a row's twin ran, in the report's words.
+fn twin(mode: &str) -> &'static str {
+    match Mode::parse(mode).ok().and_then(Mode::twin) {
+        Some(Mode::InProcess) => "`rulec eval --input`",
+        Some(Mode::Decision) => "`rulec eval --input --fields decision`",
+        Some(Mode::Sql) => "in-process `rulec sql`",
+        _ => "its twin",
     }
 }
 
@@ -290,9 +308,9 @@ fn note(row: &Row) -> String {
         return format!("FAILED: {}", why.replace('|', "\\|"));
     }
     let agrees = if row.agrees_with_rulec == Some(true) { ", same results as rulec" } else { "" };
-    match (row.rulec_over_duckdb, row.sql_over_batch) {
+    match (row.rulec_over_duckdb, row.over_twin) {
         (Some(ratio), _) => format!("rulec/duckdb {ratio:.2}x{agrees}"),
-        (None, Some(ratio)) => format!("{ratio:.2}x the batch row's wall time"),
+        (None, Some(ratio)) => format!("{ratio:.2}x the wall time of {}", twin(row.mode)),
         (None, None) => agrees.trim_start_matches(", ").to_string(),
     }
 }

@@ -21,8 +21,9 @@ pub struct BatchArgs {
     shapes: Vec<String>,
     /// Batch: comma-separated modes: `in-process` (`rulec eval --input`), `decision` (the same with `--fields
     /// decision`), `http` (`rulec serve`, one POST over loopback; Arrow and NDJSON only), `sql` (`rulec sql` calling
-    /// `rulec(...)` over the file) and `sql-decision` (`rulec_decision(...)`); decision and the SQL modes run over
-    /// Parquet and Arrow (default: all).
+    /// `rulec(...)` over the file), `sql-decision` (`rulec_decision(...)`) and `cluster-1`, `cluster-2` (`sql`'s
+    /// query with `rulec sql --cluster` on a local cluster of one or two executors; Parquet only, and a `rulec` built
+    /// with `--features cluster`); decision and the SQL modes run over Parquet and Arrow (default: all).
     #[arg(long, value_delimiter = ',', requires = "batch")]
     modes: Vec<String>,
     /// Batch: records per cell.

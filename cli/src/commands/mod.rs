@@ -4,6 +4,8 @@ pub mod bench;
 pub mod bench_batch;
 pub mod bench_server;
 pub mod check;
+#[cfg(feature = "cluster")]
+pub mod cluster;
 pub mod compile;
 pub mod eval;
 pub mod inspect;

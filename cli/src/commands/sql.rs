@@ -1,7 +1,8 @@
 //! `rulec sql`: one SQL query in DataFusion, in process, with the
 //! contracts given callable as `rulec(contract, channel, record)` and
 //! `rulec_decision(...)` (the `datafusion-rulec` crate); files are tables
-//! by their quoted path.
+//! by their quoted path. With `--cluster df://HOST:PORT`, the query runs
+//! on a Ballista cluster (`rulec cluster`) and is written the same way.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -47,6 +48,15 @@ pub struct Args {
     /// Threads, and the partitions DataFusion plans (default: the number of cores).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..1025))]
     threads: Option<u64>,
+    /// Run the query on the Ballista cluster of this scheduler (`df://HOST:PORT`, see `rulec cluster`)
+    /// instead of in process; its files must be readable at their paths by the scheduler and every executor.
+    #[cfg(feature = "cluster")]
+    #[arg(long, value_name = "URL")]
+    cluster: Option<String>,
+    /// Give up on a query that has not finished after this many seconds (exit 1); a cluster query waits
+    /// for executors as long as it takes without it.
+    #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..))]
+    timeout: Option<u64>,
 }
 
 /// The formats of `--format`.
@@ -81,10 +91,8 @@ pub fn run(args: Args) -> Outcome {
         .enable_all()
         .build()
         .map_err(|e| Failure::Usage(format!("cannot start the query's threads: {e}")))?;
-    let ran = runtime.block_on(async {
-        let ctx = sql::session(&set, threads).map_err(|e| QueryFailure::Query(e.to_string()))?;
-        sql::run(&ctx, &query, format, args.output.as_deref()).await
-    });
+    let ctx = runtime.block_on(session(&args, &set, threads))?;
+    let ran = runtime.block_on(within(args.timeout, sql::run(&ctx, &query, format, args.output.as_deref())));
     match ran {
         Ok(_rows) => Ok(()),
         // The query is wrong (it does not plan, a file does not read):
@@ -95,6 +103,37 @@ pub fn run(args: Args) -> Outcome {
         }
         Err(QueryFailure::Output(message)) => Err(Failure::Usage(message)),
     }
+}
+
+/// `query`'s outcome, or a query failure once `timeout` seconds passed.
+async fn within<T>(
+    timeout: Option<u64>,
+    query: impl Future<Output = Result<T, QueryFailure>>,
+) -> Result<T, QueryFailure> {
+    let Some(seconds) = timeout else { return query.await };
+    tokio::time::timeout(std::time::Duration::from_secs(seconds), query).await.unwrap_or_else(|_| {
+        Err(QueryFailure::Query(format!("the query did not finish within {seconds} s (--timeout)")))
+    })
+}
+
+/// The session the query runs in: in process, or the cluster's client
+/// (a bad address or an unreachable scheduler is exit 2).
+async fn session(
+    args: &Args,
+    set: &Arc<runtime::ContractSet>,
+    threads: usize,
+) -> Result<datafusion_rulec::datafusion::prelude::SessionContext, Failure> {
+    #[cfg(feature = "cluster")]
+    if let Some(url) = &args.cluster {
+        let config =
+            datafusion_rulec::datafusion::prelude::SessionConfig::new().with_target_partitions(threads);
+        return ballista_rulec::client_with_config(set, url, config).await.map_err(Failure::Usage);
+    }
+    let _ = args;
+    sql::session(set, threads).map_err(|e| {
+        anstream::eprintln!("error: {e}");
+        Failure::Reported
+    })
 }
 
 /// The query: the argument, the file's text, or stdin's.

@@ -1,0 +1,74 @@
+//! rulec's contracts on a Ballista cluster (`rulec cluster`, `rulec sql
+//! --cluster`). Ballista sends scalar functions by name in its plans, so
+//! every process of a cluster has `rulec` and `rulec_decision` over its
+//! own copy of the contracts: the [`scheduler`], each [`executor`], and
+//! the [`client`] session that plans queries.
+//!
+//! One revision everywhere: each process loads its contracts itself, and
+//! a query's plan carries the bundle hash of every contract the client
+//! planned it with ([`codec`]); a scheduler or executor whose contract
+//! differs refuses to run the call, naming the contract, both hashes and
+//! itself. Which processes serve which contracts is the deployment's
+//! concern (docs/DEPLOYMENT.md).
+//!
+//! - [`codec`]: Ballista's plan codecs, with the pins sent along with
+//!   rulec's functions;
+//! - [`processes`]: the scheduler and the executor, each run until it
+//!   stops;
+//! - [`client`]: the session whose queries run on a cluster.
+
+#![forbid(unsafe_code)]
+
+pub mod client;
+pub mod codec;
+pub mod processes;
+
+use std::sync::Arc;
+
+use ballista_core::serde::{BallistaLogicalExtensionCodec, BallistaPhysicalExtensionCodec};
+use runtime::ContractSet;
+
+pub use client::{client, client_with_config};
+pub use processes::{ExecutorOptions, SchedulerOptions, executor, scheduler};
+
+/// The logical and physical codecs of a process (`place` names it in
+/// messages): Ballista's, with rulec's functions pinned.
+pub fn codecs(
+    contracts: &Arc<ContractSet>,
+    place: &str,
+) -> (Arc<codec::LogicalCodec>, Arc<codec::PhysicalCodec>) {
+    let pinning = codec::Pinning::new(contracts.clone(), place.to_string());
+    let logical = codec::LogicalCodec {
+        pinning: pinning.clone(),
+        inner: Arc::new(BallistaLogicalExtensionCodec::default()),
+    };
+    let physical =
+        codec::PhysicalCodec { pinning, inner: Arc::new(BallistaPhysicalExtensionCodec::default()) };
+    (Arc::new(logical), Arc::new(physical))
+}
+
+/// Logs of Ballista (which logs through the `log` crate) and rulec on
+/// stderr, as text: `RUST_LOG` if set, else Ballista's and rulec's
+/// `info` lines and every other crate's warnings.
+pub fn init_logging() {
+    let filter = std::env::var("RUST_LOG")
+        .ok()
+        .filter(|filter| !filter.trim().is_empty())
+        .unwrap_or_else(|| "warn,ballista_scheduler=info,ballista_executor=info,rulec=info".to_string());
+    let filter = tracing_subscriber::EnvFilter::try_new(filter)
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
+}
+
+/// `df://HOST:PORT` as its host and port.
+pub fn scheduler_address(url: &str) -> Result<(String, u16), String> {
+    let expected = || format!("`{url}` is not a scheduler's address: expected df://HOST:PORT");
+    let address = url.strip_prefix("df://").ok_or_else(expected)?;
+    let (host, port) = address.rsplit_once(':').ok_or_else(expected)?;
+    let port: u16 = port.parse().map_err(|_| expected())?;
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    if host.is_empty() || host.contains('/') || port == 0 {
+        return Err(expected());
+    }
+    Ok((host.to_string(), port))
+}

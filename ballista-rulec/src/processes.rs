@@ -1,0 +1,123 @@
+//! A scheduler and an executor with rulec's functions, each run until it
+//! stops (an error, or the process's end).
+//!
+//! The scheduler plans each job in a session of Ballista's defaults with
+//! the contracts' functions and rulec's file extensions; an executor's
+//! function registry is Ballista's default session's (nested functions
+//! such as `named_struct` included) with the contracts' functions added.
+//! Both decode rulec's calls pinned to the client's revisions.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use ballista_core::extension::SessionConfigExt;
+use ballista_core::registry::BallistaFunctionRegistry;
+use ballista_executor::executor_process::{ExecutorProcessConfig, start_executor_process};
+use ballista_scheduler::cluster::BallistaCluster;
+use ballista_scheduler::config::SchedulerConfig;
+use datafusion::prelude::SessionConfig;
+use runtime::ContractSet;
+
+/// Where a scheduler listens.
+#[derive(Clone, Debug)]
+pub struct SchedulerOptions {
+    pub bind: SocketAddr,
+    /// The host executors reach it at (default: the bound address's).
+    pub external_host: Option<String>,
+}
+
+/// Runs a scheduler until it stops.
+pub async fn scheduler(contracts: Arc<ContractSet>, options: SchedulerOptions) -> Result<(), String> {
+    let external_host = options.external_host.unwrap_or_else(|| options.bind.ip().to_string());
+    let place = format!("scheduler {external_host}:{}", options.bind.port());
+    let (logical, physical) = crate::codecs(&contracts, &place);
+    let mut config = SchedulerConfig {
+        bind_host: options.bind.ip().to_string(),
+        bind_port: options.bind.port(),
+        external_host,
+        ..SchedulerConfig::default()
+    };
+    config.override_session_builder = Some(Arc::new(move |session_config| {
+        let state = ballista_core::utils::default_session_builder(session_config)?;
+        datafusion_rulec::sql::extend(state, &contracts)
+    }));
+    config.override_logical_codec = Some(logical);
+    config.override_physical_codec = Some(physical);
+    let cluster = BallistaCluster::new_from_config(&config).await.map_err(|e| e.to_string())?;
+    ballista_scheduler::scheduler_process::start_server(cluster, options.bind, Arc::new(config))
+        .await
+        .map_err(|e| e.to_string())
+}
+
+/// Where an executor listens, and the scheduler it serves.
+#[derive(Clone, Debug)]
+pub struct ExecutorOptions {
+    pub bind_host: String,
+    /// The host the scheduler and other executors reach it at (default:
+    /// `bind_host`).
+    pub external_host: Option<String>,
+    /// Arrow Flight (results and shuffle data).
+    pub port: u16,
+    /// gRPC (tasks from the scheduler).
+    pub grpc_port: u16,
+    pub scheduler_host: String,
+    pub scheduler_port: u16,
+    /// Tasks run at once (default: the number of cores).
+    pub concurrency: Option<usize>,
+    /// Where shuffle files go (default: a temporary folder).
+    pub work_dir: Option<String>,
+    /// How long to wait for the scheduler to accept connections.
+    pub wait_for_scheduler: Duration,
+}
+
+/// Runs an executor until it stops; it waits up to
+/// `wait_for_scheduler` for the scheduler first.
+pub async fn executor(contracts: Arc<ContractSet>, options: ExecutorOptions) -> Result<(), String> {
+    let host = options.external_host.clone().unwrap_or_else(|| options.bind_host.clone());
+    let place = format!("executor {host}:{}", options.port);
+    let (logical, physical) = crate::codecs(&contracts, &place);
+    let state = ballista_core::utils::default_session_builder(SessionConfig::new_with_ballista())
+        .and_then(|state| datafusion_rulec::sql::extend(state, &contracts))
+        .map_err(|e| e.to_string())?;
+    let registry = BallistaFunctionRegistry::from(&state);
+    let scheduler = format!("{}:{}", options.scheduler_host, options.scheduler_port);
+    wait_for(&scheduler, options.wait_for_scheduler).await?;
+    let config = ExecutorProcessConfig {
+        bind_host: options.bind_host,
+        external_host: options.external_host,
+        port: options.port,
+        grpc_port: options.grpc_port,
+        scheduler_host: options.scheduler_host,
+        scheduler_port: options.scheduler_port,
+        // One attempt: we waited above (Ballista's retry loop never ends).
+        scheduler_connect_timeout_seconds: 0,
+        vcores: options
+            .concurrency
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+        work_dir: options.work_dir,
+        override_function_registry: Some(Arc::new(registry)),
+        override_logical_codec: Some(logical),
+        override_physical_codec: Some(physical),
+        ..ExecutorProcessConfig::default()
+    };
+    start_executor_process(Arc::new(config)).await.map_err(|e| e.to_string())
+}
+
+/// Waits until `address` accepts a TCP connection, up to `patience`.
+pub(crate) async fn wait_for(address: &str, patience: Duration) -> Result<(), String> {
+    let start = Instant::now();
+    loop {
+        let attempt =
+            tokio::time::timeout(Duration::from_secs(2), tokio::net::TcpStream::connect(address)).await;
+        let error = match attempt {
+            Ok(Ok(_)) => return Ok(()),
+            Ok(Err(e)) => e.to_string(),
+            Err(_) => "timed out".to_string(),
+        };
+        if start.elapsed() >= patience {
+            return Err(format!("cannot reach the scheduler at {address}: {error}"));
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
