@@ -24,34 +24,13 @@ const RECORD: &str = "named_struct('amount', amount, 'currency', currency, 'dail
 const PARTS: usize = 8;
 const RECORDS: usize = 1600;
 
-/// `count` transfer records with an `id`, varied from the examples.
-fn records(count: usize) -> Vec<String> {
-    let examples =
-        std::fs::read_to_string(root().join("cli/tests/data/records.ndjson")).expect("the examples");
-    let examples: Vec<serde_json::Value> =
-        examples.lines().map(|l| serde_json::from_str(l).expect("JSON")).collect();
-    let countries = ["DE", "FR", "US", "IR", "AF", "CH"];
-    let currencies = ["EUR", "USD", "GBP", "CHF", "JPY"];
-    (0..count)
-        .map(|i| {
-            let mut record = examples[i % examples.len()].clone();
-            record["id"] = serde_json::json!(i);
-            record["amount"] = serde_json::json!(format!("{}.{:02}", (i * 37) % 20_000, i % 100));
-            record["currency"] = serde_json::json!(currencies[(i / 7) % currencies.len()]);
-            record["source"]["kyc_level"] = serde_json::json!(i % 4);
-            record["destination"]["country"] = serde_json::json!(countries[(i / 3) % countries.len()]);
-            serde_json::to_string(&record).expect("JSON")
-        })
-        .collect()
-}
-
 /// `parts/`: the records as Parquet files; `expected/`: what `rulec eval
 /// --input --keep id` gives for each, as Arrow.
 fn write_files(dir: &Path) {
     for sub in ["parts", "expected", "ndjson"] {
         std::fs::create_dir(dir.join(sub)).expect("a folder");
     }
-    let records = records(RECORDS);
+    let records = support::transfer_records(RECORDS);
     for (k, part) in records.chunks(RECORDS / PARTS).enumerate() {
         let ndjson = dir.join(format!("ndjson/part-{k}.ndjson"));
         std::fs::write(&ndjson, part.join("\n") + "\n").expect("written");

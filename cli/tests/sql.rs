@@ -31,29 +31,6 @@ const RECORD: &str = "named_struct('amount', amount, 'currency', currency, 'dail
 /// The files the records are split over.
 const PARTS: usize = 4;
 
-/// `count` transfer records with an `id`, varied from the examples
-/// (amounts, KYC levels, countries, a currency the contract refuses).
-fn records(count: usize) -> Vec<String> {
-    let examples =
-        std::fs::read_to_string(root().join("cli/tests/data/records.ndjson")).expect("the examples");
-    let examples: Vec<serde_json::Value> =
-        examples.lines().map(|l| serde_json::from_str(l).expect("JSON")).collect();
-    let countries = ["DE", "FR", "US", "IR", "AF", "CH"];
-    let currencies = ["EUR", "USD", "GBP", "CHF", "JPY"];
-    (0..count)
-        .map(|i| {
-            let mut record = examples[i % examples.len()].clone();
-            record["id"] = serde_json::json!(i);
-            record["amount"] = serde_json::json!(format!("{}.{:02}", (i * 37) % 20_000, i % 100));
-            record["currency"] = serde_json::json!(currencies[(i / 7) % currencies.len()]);
-            record["source"]["kyc_level"] = serde_json::json!(i % 4);
-            record["source"]["account_age_days"] = serde_json::json!((i * 13) % 400);
-            record["destination"]["country"] = serde_json::json!(countries[(i / 3) % countries.len()]);
-            serde_json::to_string(&record).expect("JSON")
-        })
-        .collect()
-}
-
 /// The folder of a run: `parts/` holds the records as Parquet files,
 /// `ndjson/` as NDJSON, `expected/` what `rulec eval --input` gives for
 /// each Parquet file, as Arrow.
@@ -67,7 +44,7 @@ impl Files {
         for sub in ["parts", "expected", "ndjson"] {
             std::fs::create_dir(dir.path().join(sub)).expect("a folder");
         }
-        let records = records(count);
+        let records = support::transfer_records(count);
         for (k, part) in records.chunks(count.div_ceil(PARTS)).enumerate() {
             let ndjson = dir.path().join(format!("ndjson/part-{k}.ndjson"));
             std::fs::write(&ndjson, part.join("\n") + "\n").expect("written");

@@ -1,7 +1,8 @@
 //! Helpers shared by the tests that run `rulec` as a process: the binary
 //! started in the workspace root, two runs' outputs compared, the Python
 //! tools that write test files probed and run, and `rulec serve` started
-//! on a loopback port, with a POST helper.
+//! on a loopback port, with a POST helper; transfer records varied from
+//! the examples.
 
 #![allow(dead_code)]
 
@@ -143,4 +144,27 @@ pub fn post_reply(addr: &str, body: &str) -> Reply {
         .filter_map(|l| l.split_once(':').map(|(n, v)| (n.trim().to_string(), v.trim().to_string())))
         .collect();
     Reply { status: status.unwrap_or(0), headers, body: response[split + 4..].to_vec() }
+}
+
+/// `count` transfer records with an `id`, varied from the examples
+/// (amounts, KYC levels, countries, a currency the contract refuses).
+pub fn transfer_records(count: usize) -> Vec<String> {
+    let examples =
+        std::fs::read_to_string(root().join("cli/tests/data/records.ndjson")).expect("the examples");
+    let examples: Vec<serde_json::Value> =
+        examples.lines().map(|l| serde_json::from_str(l).expect("JSON")).collect();
+    let countries = ["DE", "FR", "US", "IR", "AF", "CH"];
+    let currencies = ["EUR", "USD", "GBP", "CHF", "JPY"];
+    (0..count)
+        .map(|i| {
+            let mut record = examples[i % examples.len()].clone();
+            record["id"] = serde_json::json!(i);
+            record["amount"] = serde_json::json!(format!("{}.{:02}", (i * 37) % 20_000, i % 100));
+            record["currency"] = serde_json::json!(currencies[(i / 7) % currencies.len()]);
+            record["source"]["kyc_level"] = serde_json::json!(i % 4);
+            record["source"]["account_age_days"] = serde_json::json!((i * 13) % 400);
+            record["destination"]["country"] = serde_json::json!(countries[(i / 3) % countries.len()]);
+            serde_json::to_string(&record).expect("JSON")
+        })
+        .collect()
 }
