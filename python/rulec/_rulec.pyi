@@ -2,7 +2,7 @@
 
 import datetime
 import os
-from typing import Any, Dict, List, Literal, Optional, Sequence, Union
+from typing import Any, Dict, List, Literal, Optional, Sequence, Union, overload
 
 __version__: str
 
@@ -15,6 +15,10 @@ class RulecError(Exception):
 
 class InputError(RulecError):
     """An input that does not fit the contract; the message is ``rulec eval``'s."""
+
+    record: Optional[int]
+    """In a list given to ``evaluate_batch``: the index of the record that
+    does not fit (the message starts ``record N: ``); ``None`` otherwise."""
 
     details: List[Dict[str, str]]
     """Every problem: ``{"path": "input.source.kyc_level", "message": ...}``."""
@@ -89,6 +93,17 @@ class Contract:
         now: Union[str, datetime.datetime, None] = None,
     ) -> Result:
         """Evaluates one input; raises ``InputError`` when it does not fit."""
+    @overload
+    def evaluate_batch(
+        self,
+        data: List[Dict[str, Any]],
+        channel: Optional[str] = None,
+        fields: Union[str, Sequence[str], None] = None,
+    ) -> List[Dict[str, Any]]:
+        """Evaluates a list of input dicts, in order: a list of result dicts
+        (``Result.to_dict()``'s, with the parts ``fields`` names); every
+        record is validated before any is evaluated."""
+    @overload
     def evaluate_batch(
         self,
         data: Any,

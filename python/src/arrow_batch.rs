@@ -39,17 +39,17 @@ enum Failure {
 }
 
 /// Evaluates every record of `data` on `channel`, keeping the result
-/// parts `fields` names (all by default).
+/// `parts`.
 pub fn evaluate_batch<'py>(
     py: Python<'py>,
     contract: &Arc<runtime::Contract>,
     data: &Bound<'py, PyAny>,
     channel: Option<&str>,
-    fields: Option<&Bound<'py, PyAny>>,
+    parts: Parts,
 ) -> PyResult<Bound<'py, PyAny>> {
     let settings = Settings {
         channel: channel.map(str::to_string),
-        parts: parts(fields)?,
+        parts,
         keep: Vec::new(),
         output: OutputFormat::Arrow,
         limit: None,
@@ -68,7 +68,7 @@ pub fn evaluate_batch<'py>(
 
 /// The parts `fields` names: a comma-separated `str` or a list of names
 /// (`decision`, `reasons`, `findings`, `effects`, `errors`).
-fn parts(fields: Option<&Bound<'_, PyAny>>) -> PyResult<Parts> {
+pub fn parts(fields: Option<&Bound<'_, PyAny>>) -> PyResult<Parts> {
     let Some(fields) = fields else { return Ok(Parts::ALL) };
     let list = match fields.cast::<PyString>() {
         Ok(text) => text.to_cow()?.into_owned(),

@@ -88,6 +88,11 @@ impl Contract {
     /// a `pyarrow.Table` with the columns of `rulec eval --output-format
     /// arrow`, one row per record, in order. Runs on every core without
     /// the GIL; windows see the records in order.
+    ///
+    /// `data` may also be a list of input dicts (for small batches): the
+    /// results are then a list of dicts (`Result.to_dict()`'s, with the
+    /// parts `fields` names), every record validated before any is
+    /// evaluated (`InputError` names the record's index).
     #[pyo3(signature = (data, channel = None, fields = None))]
     fn evaluate_batch<'py>(
         &self,
@@ -96,7 +101,16 @@ impl Contract {
         channel: Option<&str>,
         fields: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        crate::arrow_batch::evaluate_batch(py, &self.inner, data, channel, fields)
+        let parts = crate::arrow_batch::parts(fields)?;
+        let Ok(records) = data.cast::<PyList>() else {
+            return crate::arrow_batch::evaluate_batch(py, &self.inner, data, channel, parts);
+        };
+        let results = crate::evaluate::evaluate_records(py, &self.inner, records, channel)?;
+        let dicts = PyList::empty(py);
+        for result in &results {
+            dicts.append(result.dict(py, parts)?)?;
+        }
+        Ok(dicts.into_any())
     }
 
     /// A request's JSON text (LANGUAGE.md's request: `input`, `channel`,

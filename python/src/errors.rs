@@ -18,7 +18,8 @@ pyo3::create_exception!(
     InputError,
     RulecError,
     "An input that does not fit the contract: the message is `rulec eval`'s, each problem with its path \
-     (`.details`: a list of {\"path\", \"message\"} dicts; `.json`: the error line the CLI prints)."
+     (`.details`: a list of {\"path\", \"message\"} dicts; `.json`: the error line the CLI prints; \
+     `.record`: the index of the record in a list given to `evaluate_batch`, else None)."
 );
 pyo3::create_exception!(
     rulec,
@@ -42,7 +43,19 @@ pyo3::create_exception!(
 
 /// `InputError` for `invalid`: its message, its details and its JSON line.
 pub fn input_error(py: Python<'_>, invalid: &InvalidInput) -> PyErr {
-    let err = InputError::new_err(invalid.to_string());
+    described(py, invalid, invalid.to_string(), None)
+}
+
+/// `InputError` for `invalid` in the record at `index` of a batch: the
+/// message starts `record N: `, and `.record` is `index`.
+pub fn record_error(py: Python<'_>, invalid: &InvalidInput, index: usize) -> PyErr {
+    described(py, invalid, format!("record {index}: {invalid}"), Some(index))
+}
+
+/// `InputError` with `message`, `invalid`'s details and JSON line, and
+/// the index of the record in a batch (`None` for one input) attached.
+fn described(py: Python<'_>, invalid: &InvalidInput, message: String, record: Option<usize>) -> PyErr {
+    let err = InputError::new_err(message);
     let attached = (|| -> PyResult<()> {
         let details = PyList::empty(py);
         for detail in &invalid.details {
@@ -53,6 +66,7 @@ pub fn input_error(py: Python<'_>, invalid: &InvalidInput) -> PyErr {
         }
         let value = err.value(py);
         value.setattr("details", details)?;
+        value.setattr("record", record)?;
         value.setattr("json", String::from_utf8_lossy(&invalid.to_json()).into_owned())
     })();
     attached.err().unwrap_or(err)

@@ -2,15 +2,17 @@
 //! held ([`crate::input`]), then, with the GIL released, the context
 //! resolved, the input validated and the request evaluated by the
 //! runtime, as `rulec eval` does for the request `{"channel": ...,
-//! "component": ..., "now": ..., "input": ...}`. A panic is contained.
+//! "component": ..., "now": ..., "input": ...}`; or a list of inputs,
+//! every one validated before any is evaluated. A panic is contained.
 
 use std::sync::Arc;
 
 use pyo3::prelude::*;
+use pyo3::types::PyList;
 use runtime::input::request::Input;
 use runtime::{EvaluateError, InvalidInput, Request};
 
-use crate::errors::{RulecError, contained, input_error};
+use crate::errors::{RulecError, contained, input_error, record_error};
 use crate::input::{Unwritable, input_json, timestamp_text};
 use crate::result::EvalResult;
 
@@ -25,6 +27,13 @@ pub struct Envelope<'a> {
 /// Why an evaluation gave no result.
 enum Refusal {
     Invalid(InvalidInput),
+    Failed(EvaluateError),
+}
+
+/// Why a list of inputs gave no results: the record at an index does not
+/// fit, or evaluating one failed.
+enum BatchRefusal {
+    Invalid(usize, InvalidInput),
     Failed(EvaluateError),
 }
 
@@ -69,4 +78,48 @@ fn run(
     let request = Request::new(contract, context, input);
     let evaluation = contract.evaluate(&request).map_err(Refusal::Failed)?;
     Ok(EvalResult::new(&evaluation))
+}
+
+/// Evaluates `records` (a list of input dicts) on `channel`, in order
+/// (windows see them so). Every record is written and validated first: a
+/// record that does not fit raises `InputError` naming its index before
+/// any is evaluated, so the windows are untouched by a refused batch.
+pub fn evaluate_records(
+    py: Python<'_>,
+    contract: &Arc<runtime::Contract>,
+    records: &Bound<'_, PyList>,
+    channel: Option<&str>,
+) -> PyResult<Vec<EvalResult>> {
+    let mut texts = Vec::with_capacity(records.len());
+    for (index, record) in records.iter().enumerate() {
+        match contained(|| input_json(&record)) {
+            Ok(text) => texts.push(text),
+            Err(Unwritable::Invalid(invalid)) => return Err(record_error(py, &invalid, index)),
+            Err(Unwritable::Python(err)) => return Err(err),
+        }
+    }
+    let evaluated = py.detach(|| contained(|| Ok::<_, PyErr>(run_all(contract, &texts, channel))))?;
+    match evaluated {
+        Ok(results) => Ok(results),
+        Err(BatchRefusal::Invalid(index, invalid)) => Err(record_error(py, &invalid, index)),
+        Err(BatchRefusal::Failed(failed)) => Err(RulecError::new_err(failed.to_string())),
+    }
+}
+
+/// The runtime's part of a list, without the GIL: every request
+/// validated, then every one evaluated.
+fn run_all(
+    contract: &runtime::Contract,
+    texts: &[String],
+    channel: Option<&str>,
+) -> Result<Vec<EvalResult>, BatchRefusal> {
+    let mut requests = Vec::with_capacity(texts.len());
+    for (index, text) in texts.iter().enumerate() {
+        let refused = |invalid| BatchRefusal::Invalid(index, invalid);
+        let context = contract.context(channel, None, None).map_err(refused)?;
+        let input = Input::parse(contract.program(), text).map_err(refused)?;
+        requests.push(Request::new(contract, context, input));
+    }
+    let evaluate = |request: &Request<'_>| contract.evaluate(request).map_err(BatchRefusal::Failed);
+    requests.iter().map(|request| evaluate(request).map(|evaluation| EvalResult::new(&evaluation))).collect()
 }

@@ -6,7 +6,7 @@
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use runtime::Owned;
-use runtime::result::{EffectResult, ErrorEntry, Evaluation, FindingResult, Reason};
+use runtime::result::{EffectResult, ErrorEntry, Evaluation, FindingResult, Parts, Reason};
 
 use crate::output;
 
@@ -47,6 +47,29 @@ impl EvalResult {
             effects: evaluation.effects.iter().map(|e| (e.name.into(), e.value.clone())).collect(),
             errors: evaluation.errors.iter().map(|e| (e.rule.into(), e.message.clone())).collect(),
         }
+    }
+
+    /// The result as a dict with the `parts` kept (the contract, the
+    /// version and the decision are always there, as in `rulec eval
+    /// --fields`), keys in the order of the JSON line.
+    pub fn dict<'py>(&self, py: Python<'py>, parts: Parts) -> PyResult<Bound<'py, PyDict>> {
+        let dict = PyDict::new(py);
+        dict.set_item("contract", &self.contract)?;
+        dict.set_item("version", &self.version)?;
+        dict.set_item("decision", self.decision.name())?;
+        if parts.has(Parts::REASONS) {
+            dict.set_item("reasons", self.reasons(py)?)?;
+        }
+        if parts.has(Parts::FINDINGS) {
+            dict.set_item("findings", self.findings(py)?)?;
+        }
+        if parts.has(Parts::EFFECTS) {
+            dict.set_item("effects", self.effects(py)?)?;
+        }
+        if parts.has(Parts::ERRORS) {
+            dict.set_item("errors", self.errors(py)?)?;
+        }
+        Ok(dict)
     }
 
     /// The evaluation again, borrowing from this copy, for the runtime's
@@ -160,15 +183,7 @@ impl EvalResult {
 
     /// The result as a dict, keys in the order of the JSON line.
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let dict = PyDict::new(py);
-        dict.set_item("contract", &self.contract)?;
-        dict.set_item("version", &self.version)?;
-        dict.set_item("decision", self.decision.name())?;
-        dict.set_item("reasons", self.reasons(py)?)?;
-        dict.set_item("findings", self.findings(py)?)?;
-        dict.set_item("effects", self.effects(py)?)?;
-        dict.set_item("errors", self.errors(py)?)?;
-        Ok(dict)
+        self.dict(py, Parts::ALL)
     }
 
     /// The result line `rulec eval` prints for the same request (without

@@ -1,5 +1,6 @@
 """`Contract.evaluate_batch` over Arrow data (pyarrow tables, record
-batches, readers, a DuckDB result): each row's result is the result of
+batches, readers, a DuckDB result, a polars frame) and over a list of
+dicts: each row's result is the result of
 the same record evaluated alone (the CLI's line), windows see records in
 order, and data that does not fit is refused."""
 
@@ -70,6 +71,35 @@ def test_a_duckdb_result(transfer: rulec.Contract) -> None:
     assert results.equals(transfer.evaluate_batch(transfers, channel="server"))
 
 
+def test_a_polars_frame(transfer: rulec.Contract) -> None:
+    """polars hands over its own types (string views, large lists)."""
+    pl = pytest.importorskip("polars")
+    table = pa.Table.from_pylist(server_records() * 20)
+    frame = pl.from_arrow(table)
+    assert transfer.evaluate_batch(frame, channel="server").equals(transfer.evaluate_batch(table, channel="server"))
+
+
+def test_a_list_of_dicts_gives_a_list_of_dicts(transfer: rulec.Contract) -> None:
+    records = server_records()
+    results = transfer.evaluate_batch(records, channel="server")
+    assert results == [transfer.evaluate(record, channel="server").to_dict() for record in records]
+    kept = transfer.evaluate_batch(records, channel="server", fields="decision,effects")
+    assert [list(r) for r in kept] == [["contract", "version", "decision", "effects"]] * len(records)
+    assert transfer.evaluate_batch([], channel="server") == []
+
+
+def test_a_list_with_a_bad_record_is_refused_before_any_is_evaluated() -> None:
+    case = CONFORMANCE / "cases" / "windows_several_keys"
+    record = {"at": "2026-01-01T00:00:00Z", "account": "A1", "country": "DE", "device": 1, "kind": "card"}
+    refused, fresh = rulec.compile(case / "contract.yaml"), rulec.compile(case / "contract.yaml")
+    with pytest.raises(rulec.InputError, match=r"^record 2: ") as raised:
+        refused.evaluate_batch([record, record, {**record, "device": "one"}])
+    assert raised.value.record == 2
+    assert raised.value.details[0]["path"] == "input.device"
+    # The windows saw none of the refused batch's records.
+    assert refused.evaluate_batch([record]) == fresh.evaluate_batch([record])
+
+
 def test_fields_keep_only_some_parts(transfer: rulec.Contract) -> None:
     table = pa.Table.from_pylist(server_records())
     assert transfer.evaluate_batch(table, channel="server", fields="decision").column_names == ["decision", "error"]
@@ -95,7 +125,7 @@ def test_data_that_does_not_fit_is_refused(transfer: rulec.Contract) -> None:
     with pytest.raises(rulec.InputError, match="amount"):
         transfer.evaluate_batch(table.set_column(0, "amount", pa.array([True] * table.num_rows)), channel="server")
     with pytest.raises(TypeError, match="expected Arrow data"):
-        transfer.evaluate_batch([{"amount": 1}], channel="server")
+        transfer.evaluate_batch({"amount": 1}, channel="server")
 
 
 def test_windows_see_the_records_in_order() -> None:

@@ -20,6 +20,7 @@ def test_an_invalid_input_has_the_cli_message(transfer: rulec.Contract) -> None:
         transfer.evaluate(transfer_input(source=source), channel="server")
     assert str(refused.value) == 'input.source.kyc_level: expected int, got "2"'
     assert refused.value.details == [{"path": "input.source.kyc_level", "message": 'expected int, got "2"'}]
+    assert refused.value.record is None
     line = json.dumps({"channel": "server", "input": {**transfer_input(), "source": source}}, default=str)
     assert refused.value.json == transfer.evaluate_json(line)
 
