@@ -22,6 +22,6 @@ MATURIN_PEP517_ARGS="${MATURIN_PEP517_ARGS:---profile dev}" \
 
 # Tests import the installed package, never the source folder.
 (cd python/tests && "$py" -m pytest -q -p no:cacheprovider .)
-"$py" -m mypy --strict --no-incremental python/examples
+"$py" -m mypy --strict --no-incremental python/examples python/bench.py
 # The README's example, as written.
 "$py" python/examples/quickstart.py > /dev/null

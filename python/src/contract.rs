@@ -122,7 +122,7 @@ impl Contract {
             contained(|| {
                 let mut out = Vec::with_capacity(256);
                 inner.evaluate_json(request, &mut out);
-                Ok::<_, PyErr>(String::from_utf8_lossy(&out).into_owned())
+                Ok::<_, PyErr>(crate::text::written(out))
             })
         })
     }

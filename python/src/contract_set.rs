@@ -92,7 +92,7 @@ impl ContractSet {
             contained(|| {
                 let mut out = Vec::with_capacity(256);
                 set.evaluate_line(line.as_bytes(), None, &mut out);
-                Ok::<_, PyErr>(String::from_utf8_lossy(&out).into_owned())
+                Ok::<_, PyErr>(crate::text::written(out))
             })
         })
     }

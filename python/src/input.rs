@@ -17,6 +17,7 @@ use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use runtime::InvalidInput;
 
 use crate::pytypes;
+use crate::text::utf8;
 
 /// The deepest nesting of lists and dicts an input may have.
 pub const MAX_DEPTH: usize = 100;
@@ -36,17 +37,17 @@ impl From<PyErr> for Unwritable {
 
 /// The JSON text of `value`, the input at path `input`.
 pub fn input_json(value: &Bound<'_, PyAny>) -> Result<String, Unwritable> {
-    let mut writer = Writer { out: Vec::with_capacity(256), path: vec![Segment::Name("input".into())] };
+    let mut writer = Writer { out: Vec::with_capacity(256), path: vec![Segment::Name("input")] };
     writer.value(value, 0)?;
     writer.text()
 }
 
 /// The RFC 3339 text of a timezone-aware datetime (a request's `now`).
-pub fn timestamp_text(value: &Bound<'_, PyAny>, path: &str) -> Result<String, Unwritable> {
+pub fn timestamp_text(value: &Bound<'_, PyAny>, path: &'static str) -> Result<String, Unwritable> {
     if let Ok(text) = value.cast::<PyString>() {
-        return Ok(text.to_cow()?.to_string());
+        return Ok(utf8(text)?.to_string());
     }
-    let mut writer = Writer { out: Vec::new(), path: vec![Segment::Name(path.into())] };
+    let mut writer = Writer { out: Vec::new(), path: vec![Segment::Name(path)] };
     if !value.is_instance(pytypes::datetime(value.py())?)? {
         return Err(writer.refuse("expected a str or a timezone-aware datetime".into()));
     }
@@ -54,18 +55,21 @@ pub fn timestamp_text(value: &Bound<'_, PyAny>, path: &str) -> Result<String, Un
     Ok(writer.text()?.trim_matches('"').to_string())
 }
 
-enum Segment {
-    Name(String),
+/// A step of the path to the value being written: rendered only when a
+/// value is refused, so a dict's key is kept as the `str` itself.
+enum Segment<'py> {
+    Name(&'static str),
+    Key(Bound<'py, PyString>),
     Index(usize),
 }
 
-struct Writer {
+struct Writer<'py> {
     /// UTF-8 JSON text: only `str`s and ASCII are appended.
     out: Vec<u8>,
-    path: Vec<Segment>,
+    path: Vec<Segment<'py>>,
 }
 
-impl Writer {
+impl<'py> Writer<'py> {
     /// The text written, checked once at the end.
     fn text(self) -> Result<String, Unwritable> {
         String::from_utf8(self.out)
@@ -80,10 +84,15 @@ impl Writer {
         let mut out = String::new();
         for segment in &self.path {
             match segment {
-                Segment::Name(name) if out.is_empty() => out.push_str(name),
                 Segment::Name(name) => {
-                    out.push('.');
+                    if !out.is_empty() {
+                        out.push('.');
+                    }
                     out.push_str(name);
+                }
+                Segment::Key(key) => {
+                    out.push('.');
+                    out.push_str(&key.to_string_lossy());
                 }
                 Segment::Index(i) => out.push_str(&format!("[{i}]")),
             }
@@ -95,7 +104,7 @@ impl Writer {
         Unwritable::Invalid(InvalidInput::one(&self.path(), message))
     }
 
-    fn value(&mut self, value: &Bound<'_, PyAny>, depth: usize) -> Result<(), Unwritable> {
+    fn value(&mut self, value: &Bound<'py, PyAny>, depth: usize) -> Result<(), Unwritable> {
         if value.is_none() {
             self.push("null");
         } else if let Ok(text) = value.cast::<PyString>() {
@@ -129,10 +138,10 @@ impl Writer {
     }
 
     fn string(&mut self, text: &Bound<'_, PyString>) -> Result<(), Unwritable> {
-        let Ok(text) = text.to_cow() else {
+        let Ok(text) = utf8(text) else {
             return Err(self.refuse("a str that is not valid Unicode (a lone surrogate)".into()));
         };
-        runtime::value::write_json_str(&text, &mut self.out);
+        runtime::value::write_json_str(text, &mut self.out);
         Ok(())
     }
 
@@ -144,7 +153,7 @@ impl Writer {
         // An int beyond 64 bits: its digits, which the validator refuses
         // (or reads, for a decimal) as it would the same JSON number.
         match value.str() {
-            Ok(digits) => self.push(&digits.to_cow()?),
+            Ok(digits) => self.push(utf8(&digits)?),
             Err(_) => return Err(self.refuse("an int too large to write (more than 4300 digits)".into())),
         }
         Ok(())
@@ -162,7 +171,7 @@ impl Writer {
         Ok(())
     }
 
-    fn dict(&mut self, dict: &Bound<'_, PyDict>, depth: usize) -> Result<(), Unwritable> {
+    fn dict(&mut self, dict: &Bound<'py, PyDict>, depth: usize) -> Result<(), Unwritable> {
         self.out.push(b'{');
         for (i, (key, value)) in dict.iter().enumerate() {
             let Ok(key) = key.cast::<PyString>() else {
@@ -175,7 +184,7 @@ impl Writer {
             }
             self.string(key)?;
             self.out.push(b':');
-            self.path.push(Segment::Name(key.to_string_lossy().into_owned()));
+            self.path.push(Segment::Key(key.clone()));
             let written = self.value(&value, depth);
             self.path.pop();
             written?;
@@ -184,7 +193,7 @@ impl Writer {
         Ok(())
     }
 
-    fn items<'py>(
+    fn items(
         &mut self,
         items: impl Iterator<Item = Bound<'py, PyAny>>,
         depth: usize,
@@ -225,12 +234,17 @@ impl Writer {
 
     fn decimal(&mut self, value: &Bound<'_, PyAny>) -> Result<(), Unwritable> {
         let text = value.str()?;
-        let text = text.to_cow()?;
-        if !value.call_method0("is_finite")?.is_truthy()? {
+        let text = utf8(&text)?;
+        // Only `NaN`, `sNaN` and `Infinity` (signed or not) have an `N`
+        // or an `I`; a finite Decimal's text (`-1.50`, `1E+2`, `0E-7`) is
+        // a JSON number, unless a subclass's `__str__` says otherwise.
+        if text.contains(['N', 'I']) {
             return Err(self.refuse(format!("got Decimal('{text}'): a decimal must be finite")));
         }
-        // A finite Decimal's text (`-1.50`, `1E+2`, `0E-7`) is a JSON number.
-        self.push(&text);
+        if !is_number(text) {
+            return Err(self.refuse(format!("got a Decimal whose text is not a number: {}", short(text))));
+        }
+        self.push(text);
         Ok(())
     }
 
@@ -242,7 +256,7 @@ impl Writer {
         }
         let text = value.call_method0("isoformat")?;
         self.out.push(b'"');
-        self.push(&text.cast::<PyString>().map_err(PyErr::from)?.to_cow()?);
+        self.push(utf8(text.cast::<PyString>().map_err(PyErr::from)?)?);
         self.out.push(b'"');
         Ok(())
     }
@@ -264,4 +278,22 @@ impl Writer {
         self.out.push(b'"');
         Ok(())
     }
+}
+
+/// Whether `text` is a number as JSON writes one: `-`, digits, a
+/// fraction, an exponent (`-1.50`, `1E+2`); leading zeros are left to the
+/// validator's JSON reader.
+fn is_number(text: &str) -> bool {
+    let digits = |part: &str| !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit());
+    let text = text.strip_prefix('-').unwrap_or(text);
+    let (mantissa, exponent) = match text.split_once(['E', 'e']) {
+        Some((mantissa, exponent)) => (mantissa, Some(exponent)),
+        None => (text, None),
+    };
+    let whole = match mantissa.split_once('.') {
+        Some((whole, fraction)) => digits(whole) && digits(fraction),
+        None => digits(mantissa),
+    };
+    let exponent = exponent.is_none_or(|e| digits(e.strip_prefix(['+', '-']).unwrap_or(e)));
+    whole && exponent
 }

@@ -12,8 +12,8 @@
 //! - [`input`]: a Python input to the request's JSON text;
 //! - [`result`], [`output`]: `Result`, values back to Python;
 //! - [`errors`]: the exceptions, panics contained;
-//! - [`engine`], [`sources`], [`pytypes`]: the engine by name, paths and
-//!   files, the Python classes used.
+//! - [`engine`], [`sources`], [`pytypes`], [`text`]: the engine by name,
+//!   paths and files, the Python classes used, a `str`'s text borrowed.
 
 mod arrow_batch;
 mod contract;
@@ -26,6 +26,7 @@ mod output;
 mod pytypes;
 mod result;
 mod sources;
+mod text;
 
 use pyo3::prelude::*;
 

@@ -191,7 +191,7 @@ impl EvalResult {
     fn to_json(&self) -> String {
         let mut out = Vec::with_capacity(256);
         self.view().write_json(&mut out);
-        String::from_utf8_lossy(&out).into_owned()
+        crate::text::written(out)
     }
 
     fn __repr__(&self) -> String {

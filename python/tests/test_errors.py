@@ -41,6 +41,13 @@ def test_channels_are_checked(transfer: rulec.Contract) -> None:
         transfer.evaluate(transfer_input())
 
 
+class Sly(Decimal):
+    """A Decimal whose text would change the JSON around it."""
+
+    def __str__(self) -> str:
+        return '1, "currency": "XXX"'
+
+
 @pytest.mark.parametrize(
     ("value", "path", "message"),
     [
@@ -53,6 +60,10 @@ def test_channels_are_checked(transfer: rulec.Contract) -> None:
         (datetime.datetime(2026, 1, 1), "input.amount", "a datetime without a timezone"),
         (datetime.date(2026, 1, 1), "input.amount", "a date: give a datetime"),
         ("\ud800", "input.amount", "lone surrogate"),
+        (Decimal("sNaN"), "input.amount", "a decimal must be finite"),
+        (Sly("1"), "input.amount", "a Decimal whose text is not a number"),
+        ({"größe": [float("nan")]}, "input.amount.größe[0]", "a float must be finite"),
+        ({"a": {"\ud800": 1}}, "input.amount.a", "lone surrogate"),
     ],
 )
 def test_values_json_cannot_hold_are_refused_with_their_path(
