@@ -240,7 +240,7 @@ fn a_damaged_parquet_file_is_an_error_not_a_panic() {
 #[test]
 fn one_ordered_partition_of_many_batches_is_written_in_its_order() {
     // One output partition (ORDER BY) of 50,000 rows: several batches,
-    // rendered several at a time, written in order.
+    // each rendered on its own, written in the partition's order.
     let lines = sql_lines(TRANSFER, "SELECT value FROM generate_series(1, 50000) ORDER BY value DESC");
     let expected: Vec<String> = (1..=50000).rev().map(|v| format!(r#"{{"value":{v}}}"#)).collect();
     assert_same_lines("ordered rows", &lines, &expected);

@@ -171,27 +171,16 @@ pub async fn run(
 /// renders its own batches (rendering is what writing NDJSON costs), and
 /// the pieces are written as they come, so rows come in no set order
 /// across partitions, as DataFusion's own merge of them gives (a query
-/// with `ORDER BY` has one output partition, in order). A plan with fewer
-/// output partitions than the session's target (one, for `ORDER BY` or
-/// the results of a cluster) renders several batches of a partition at
-/// once, written in the partition's order, so every core still renders.
+/// with `ORDER BY` has one output partition, in order).
 async fn ndjson(frame: DataFrame, mut out: Box<dyn Write>) -> Result<u64, QueryFailure> {
     let failed = |e: datafusion::error::DataFusionError| QueryFailure::Query(e.to_string());
-    let cores = frame.task_ctx().session_config().target_partitions();
     let streams = frame.execute_stream_partitioned().await.map_err(failed)?;
-    let at_once = (cores / streams.len().max(1)).max(1);
     let (pieces, mut written) = tokio::sync::mpsc::channel(streams.len().max(1) * 2);
-    for stream in streams {
+    for mut stream in streams {
         let pieces = pieces.clone();
         tokio::spawn(async move {
-            let mut lines =
-                stream.map(|batch| tokio::task::spawn_blocking(move || rendered(batch))).buffered(at_once);
-            while let Some(piece) = lines.next().await {
-                let piece = piece.unwrap_or_else(|e| {
-                    Err(datafusion::error::DataFusionError::Execution(format!(
-                        "rendering results failed: {e}"
-                    )))
-                });
+            while let Some(batch) = stream.next().await {
+                let piece = batch.map(|batch| (ndjson_lines(&batch), batch.num_rows() as u64));
                 if pieces.send(piece).await.is_err() {
                     return;
                 }
@@ -207,11 +196,6 @@ async fn ndjson(frame: DataFrame, mut out: Box<dyn Write>) -> Result<u64, QueryF
     }
     out.flush().map_err(|e| QueryFailure::Output(write_error(e)))?;
     Ok(rows)
-}
-
-/// A batch's NDJSON lines and its row count.
-fn rendered(batch: Result<RecordBatch>) -> Result<(Vec<u8>, u64)> {
-    batch.map(|batch| (ndjson_lines(&batch), batch.num_rows() as u64))
 }
 
 /// `batch`'s rows as NDJSON lines.
