@@ -51,9 +51,19 @@ pub fn ipc_stream(out: BufWriter<File>, schema: &SchemaRef) -> Result<Box<dyn Ba
     Ok(Box::new(StreamWriter::try_new(out, schema).map_err(|e| e.to_string())?))
 }
 
-/// Parquet (arrow-rs's writer, its default properties).
+/// Rows in a Parquet row group: DuckDB's default. arrow-rs's (1Mi rows)
+/// would make a 1M-record file one row group, which a query engine reads
+/// as one partition, on one core (and one executor of a cluster).
+const PARQUET_ROW_GROUP_ROWS: usize = 122_880;
+
+/// Parquet (arrow-rs's writer, its default properties but for row groups
+/// of [`PARQUET_ROW_GROUP_ROWS`]).
 pub fn parquet(out: BufWriter<File>, schema: &SchemaRef) -> Result<Box<dyn BatchFile>, String> {
-    let file = parquet::arrow::ArrowWriter::try_new(out, schema.clone(), None).map_err(|e| e.to_string())?;
+    let properties = parquet::file::properties::WriterProperties::builder()
+        .set_max_row_group_row_count(Some(PARQUET_ROW_GROUP_ROWS))
+        .build();
+    let file = parquet::arrow::ArrowWriter::try_new(out, schema.clone(), Some(properties))
+        .map_err(|e| e.to_string())?;
     Ok(Box::new(file))
 }
 
