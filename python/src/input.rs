@@ -152,10 +152,15 @@ impl<'py> Writer<'py> {
         }
         // An int beyond 64 bits: its digits, which the validator refuses
         // (or reads, for a decimal) as it would the same JSON number.
-        match value.str() {
-            Ok(digits) => self.push(utf8(&digits)?),
-            Err(_) => return Err(self.refuse("an int too large to write (more than 4300 digits)".into())),
+        let Ok(digits) = value.str() else {
+            return Err(self.refuse("an int too large to write (more than 4300 digits)".into()));
+        };
+        let digits = utf8(&digits)?;
+        // A subclass's `__str__` may say anything: only digits are written.
+        if !is_number(digits) || digits.contains(['.', 'e', 'E']) {
+            return Err(self.refuse(format!("got an int whose text is not a number: {}", short(digits))));
         }
+        self.push(digits);
         Ok(())
     }
 
@@ -255,9 +260,8 @@ impl<'py> Writer<'py> {
             ));
         }
         let text = value.call_method0("isoformat")?;
-        self.out.push(b'"');
-        self.push(utf8(text.cast::<PyString>().map_err(PyErr::from)?)?);
-        self.out.push(b'"');
+        // Escaped: a subclass's `isoformat` may return any text.
+        runtime::value::write_json_str(utf8(text.cast::<PyString>().map_err(PyErr::from)?)?, &mut self.out);
         Ok(())
     }
 

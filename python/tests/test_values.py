@@ -88,3 +88,27 @@ def test_an_int_is_a_decimal_with_scale_zero(echo: rulec.Contract) -> None:
 
 def test_tuples_are_lists(echo: rulec.Contract) -> None:
     assert evaluate(echo, tags=("a", "b")).decision == "allow"
+
+
+class Loud(int):
+    """An int whose text is not its digits."""
+
+    def __str__(self) -> str:
+        return '1, "count": 2'
+
+
+class Slanted(datetime.datetime):
+    """A datetime whose ISO text would close the JSON string around it."""
+
+    def isoformat(self, sep: str = "T", timespec: str = "auto") -> str:
+        return '2026-01-01T00:00:00Z", "count": "2'
+
+
+def test_subclasses_cannot_change_the_json_around_them(echo: rulec.Contract) -> None:
+    with pytest.raises(rulec.InputError) as refused:
+        evaluate(echo, price=Loud(2**70))
+    assert refused.value.details[0]["path"] == "input.price"
+    assert "an int whose text is not a number" in refused.value.details[0]["message"]
+    with pytest.raises(rulec.InputError) as refused:
+        evaluate(echo, at=Slanted(2026, 1, 1, tzinfo=UTC))
+    assert [d["path"] for d in refused.value.details] == ["input.at"]
