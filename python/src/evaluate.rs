@@ -115,10 +115,8 @@ fn run_all(
 ) -> Result<Vec<EvalResult>, BatchRefusal> {
     let mut requests = Vec::with_capacity(texts.len());
     for (index, text) in texts.iter().enumerate() {
-        let refused = |invalid| BatchRefusal::Invalid(index, invalid);
-        let context = contract.context(channel, None, None).map_err(refused)?;
-        let input = Input::parse(contract.program(), text).map_err(refused)?;
-        requests.push(Request::new(contract, context, input));
+        let request = contract.request_from_input(text, channel);
+        requests.push(request.map_err(|invalid| BatchRefusal::Invalid(index, invalid))?);
     }
     let evaluate = |request: &Request<'_>| contract.evaluate(request).map_err(BatchRefusal::Failed);
     requests.iter().map(|request| evaluate(request).map(|evaluation| EvalResult::new(&evaluation))).collect()
