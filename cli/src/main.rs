@@ -47,6 +47,7 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     Check(commands::check::Args),
+    Fmt(commands::fmt::Args),
     Compile(commands::compile::Args),
     Inspect(commands::inspect::Args),
     Eval(commands::eval::Args),
@@ -63,6 +64,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let outcome = match cli.command {
         Command::Check(args) => commands::check::run(args),
+        Command::Fmt(args) => commands::fmt::run(args),
         Command::Compile(args) => commands::compile::run(args),
         Command::Inspect(args) => commands::inspect::run(args),
         Command::Eval(args) => commands::eval::run(args),

@@ -22,6 +22,7 @@ pub mod ast_print;
 pub mod check;
 pub mod codes;
 pub mod diagnostic;
+pub mod format;
 pub mod source;
 pub mod syntax;
 pub mod tree;

@@ -8,6 +8,7 @@ pub mod check;
 pub mod cluster;
 pub mod compile;
 pub mod eval;
+pub mod fmt;
 pub mod inspect;
 pub mod serve;
 #[cfg(feature = "sql")]

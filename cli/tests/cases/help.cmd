@@ -3,3 +3,4 @@ compile --help
 inspect --help
 serve --help
 sql --help
+fmt --help

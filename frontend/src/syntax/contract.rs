@@ -9,37 +9,8 @@ use crate::codes;
 use crate::diagnostic::Diagnostic;
 use crate::source::{SourceFile, Span, Spanned};
 use crate::syntax::scalar::ScalarText;
-use crate::syntax::{expr, template, types};
+use crate::syntax::{expr, keys, template, types};
 use crate::tree::{Node, NodeKind};
-
-const CONTRACT_KEYS: &[&str] = &[
-    "contract",
-    "version",
-    "description",
-    "channels",
-    "components",
-    "decision",
-    "default",
-    "on_error",
-    "input",
-    "tables",
-    "effects",
-    "extern",
-    "let",
-    "rules",
-    "tests",
-    "windows",
-    "models",
-];
-const RULE_KEYS: &[&str] =
-    &["id", "description", "component", "channels", "when", "deny", "allow", "finding", "effects"];
-const FINDING_KEYS: &[&str] = &["code", "severity", "message"];
-const TABLE_KEYS: &[&str] = &["key", "value", "set", "rows"];
-const EFFECT_KEYS: &[&str] = &["type", "combine"];
-const TEST_KEYS: &[&str] = &["name", "channel", "component", "now", "history", "input", "expect"];
-const WINDOW_KEYS: &[&str] = &["key", "time", "span", "grace", "aggregates"];
-const MODEL_KEYS: &[&str] = &["onnx", "features", "output"];
-const EXPECT_KEYS: &[&str] = &["decision", "reasons", "findings", "effects", "errors"];
 
 /// Builds the contract's syntax tree from its YAML root.
 pub fn build(file: &SourceFile, root: &Node, diagnostics: &mut Vec<Diagnostic>) -> Contract {
@@ -210,7 +181,7 @@ impl Builder<'_, '_> {
 
     fn contract(&mut self, root: &Node) -> Contract {
         let mut c = Contract { span: root.span, ..Contract::default() };
-        let Some(top) = self.fields(root, "a contract", CONTRACT_KEYS) else { return c };
+        let Some(top) = self.fields(root, "a contract", keys::CONTRACT) else { return c };
         let what = "the contract";
         c.name = self.require(&top, "contract", what).and_then(|n| self.scalar(n, "`contract`"));
         c.version = self.require(&top, "version", what).and_then(|n| self.scalar(n, "`version`"));
@@ -320,7 +291,7 @@ impl Builder<'_, '_> {
     }
 
     fn table(&mut self, node: &Node) -> Option<TableDeclKind> {
-        let fields = self.fields(node, "a table", TABLE_KEYS)?;
+        let fields = self.fields(node, "a table", keys::TABLE)?;
         let rows = self.require(&fields, "rows", "a table");
         if let Some(set) = fields.get("set") {
             if let Some(span) = fields.key_span("key").or(fields.key_span("value")) {
@@ -354,7 +325,7 @@ impl Builder<'_, '_> {
         if !structured {
             return Some((self.type_expr(node)?, None));
         }
-        let fields = self.fields(node, "an effect", EFFECT_KEYS)?;
+        let fields = self.fields(node, "an effect", keys::EFFECT)?;
         let ty = self.require(&fields, "type", "an effect")?;
         let ty = self.type_expr(ty)?;
         let combine = fields.get("combine").and_then(|n| self.scalar(n, "`combine`"));
@@ -377,7 +348,7 @@ impl Builder<'_, '_> {
     }
 
     fn rule(&mut self, node: &Node) -> Option<RuleDecl> {
-        let fields = self.fields(node, "a rule", RULE_KEYS)?;
+        let fields = self.fields(node, "a rule", keys::RULE)?;
         let id = self.require(&fields, "id", "this rule").and_then(|n| self.scalar(n, "a rule id"))?;
         let when =
             self.require(&fields, "when", "this rule").and_then(|n| self.expression(n, "a rule's `when`"));
@@ -410,7 +381,7 @@ impl Builder<'_, '_> {
     }
 
     fn window(&mut self, key: &Node, node: &Node) -> Option<WindowDecl> {
-        let fields = self.fields(node, "a window", WINDOW_KEYS)?;
+        let fields = self.fields(node, "a window", keys::WINDOW)?;
         let what = "a window";
         let key_expr =
             self.require(&fields, "key", what).and_then(|n| self.expression(n, "a window's `key`"));
@@ -434,7 +405,7 @@ impl Builder<'_, '_> {
     }
 
     fn model(&mut self, key: &Node, node: &Node) -> Option<ModelDecl> {
-        let fields = self.fields(node, "a model", MODEL_KEYS)?;
+        let fields = self.fields(node, "a model", keys::MODEL)?;
         let what = "a model";
         Some(ModelDecl {
             name: self.key_ident(key),
@@ -448,7 +419,7 @@ impl Builder<'_, '_> {
     }
 
     fn finding(&mut self, node: &Node) -> Option<FindingDecl> {
-        let fields = self.fields(node, "a finding", FINDING_KEYS)?;
+        let fields = self.fields(node, "a finding", keys::FINDING)?;
         let code = self.require(&fields, "code", "a finding").and_then(|n| self.scalar(n, "a finding code"));
         let severity =
             self.require(&fields, "severity", "a finding").and_then(|n| self.scalar(n, "a severity"));
@@ -458,7 +429,7 @@ impl Builder<'_, '_> {
     }
 
     fn test(&mut self, node: &Node) -> Option<TestDecl> {
-        let fields = self.fields(node, "a test", TEST_KEYS)?;
+        let fields = self.fields(node, "a test", keys::TEST)?;
         let name = self.require(&fields, "name", "this test").and_then(|n| self.scalar(n, "a test name"))?;
         let input = self.require(&fields, "input", "this test").cloned();
         let expect = match self.require(&fields, "expect", "this test") {
@@ -478,7 +449,7 @@ impl Builder<'_, '_> {
     }
 
     fn expect(&mut self, node: &Node) -> Option<ExpectDecl> {
-        let fields = self.fields(node, "a test's `expect`", EXPECT_KEYS)?;
+        let fields = self.fields(node, "a test's `expect`", keys::EXPECT)?;
         let list = |b: &mut Self, key: &str| {
             fields.get(key).map(|n| b.name_list(Some(n), &format!("`expect.{key}`")))
         };

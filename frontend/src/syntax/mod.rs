@@ -3,6 +3,7 @@
 
 pub mod contract;
 pub mod expr;
+pub mod keys;
 pub mod lexer;
 pub mod scalar;
 pub mod template;

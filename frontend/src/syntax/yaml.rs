@@ -144,6 +144,10 @@ impl<'f> Reader<'f> {
                     ScalarStyle::Literal => Style::Literal,
                     ScalarStyle::Folded => Style::Folded,
                 };
+                let span = match style {
+                    Style::SingleQuoted | Style::DoubleQuoted => self.quoted(span, style),
+                    _ => span,
+                };
                 let node = Node { span, kind: NodeKind::Scalar(Scalar { value: value.into_owned(), style }) };
                 self.push_node(node)
             }
@@ -165,21 +169,50 @@ impl<'f> Reader<'f> {
                 let Some(frame) = self.stack.pop() else { return true };
                 let node = match frame {
                     Frame::Seq { start, items } => {
-                        let end = items
-                            .last()
-                            .map_or(span.end as usize, |n| (n.span.end as usize).max(span.end as usize));
-                        Node { span: Span::new(start, end), kind: NodeKind::Seq(items) }
+                        let last = items.last().map(|n| n.span.end as usize);
+                        Node { span: self.collection(start, last, span), kind: NodeKind::Seq(items) }
                     }
                     Frame::Map { start, entries, .. } => {
-                        let end = entries
-                            .last()
-                            .map_or(span.end as usize, |(_, v)| (v.span.end as usize).max(span.end as usize));
-                        Node { span: Span::new(start, end), kind: NodeKind::Map(entries) }
+                        let last = entries.last().map(|(_, v)| v.span.end as usize);
+                        Node { span: self.collection(start, last, span), kind: NodeKind::Map(entries) }
                     }
                 };
                 self.push_node(node)
             }
         }
+    }
+
+    /// A quoted scalar's span ends at its closing quote (saphyr's runs on
+    /// over the spaces and comment after it).
+    fn quoted(&self, span: Span, style: Style) -> Span {
+        let text = self.file.text();
+        let start = span.start as usize;
+        let mut chars = text[start..span.end as usize].char_indices().skip(1);
+        while let Some((at, c)) = chars.next() {
+            match (style, c) {
+                (Style::DoubleQuoted, '\\') => {
+                    chars.next();
+                }
+                (Style::DoubleQuoted, '"') => return Span::new(start, start + at + 1),
+                (Style::SingleQuoted, '\'') if text[start + at + 1..].starts_with('\'') => {
+                    chars.next();
+                }
+                (Style::SingleQuoted, '\'') => return Span::new(start, start + at + 1),
+                _ => {}
+            }
+        }
+        span
+    }
+
+    /// A collection's span: a flow collection's ends at its closing
+    /// bracket, a block collection's at its last entry (not at the
+    /// comments and blank lines after it); `end` is the end event's span.
+    fn collection(&self, start: usize, last: Option<usize>, end: Span) -> Span {
+        let closing = self.file.text().as_bytes().get(end.start as usize);
+        if matches!(closing, Some(b']' | b'}')) {
+            return Span::new(start, end.start as usize + 1);
+        }
+        Span::new(start, last.unwrap_or(end.end as usize))
     }
 
     /// Reports an anchor or a tag; `bang` is a `!name` tag, most likely an

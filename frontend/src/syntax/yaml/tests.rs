@@ -53,3 +53,13 @@ fn deep_nesting_is_refused_without_recursion() {
         [format!("E0005 {}..{}", nested_maps.find("k64").unwrap(), nested_maps.find("k64").unwrap())]
     );
 }
+
+#[test]
+fn spans_end_where_the_value_ends_not_at_the_comment_after_it() {
+    let text = "a: \"x\\\"y\"  # one\nb: 'it''s' # two\nc: [ 1, 'q' ]  # three\nd:\n  - e: 1   # four\n\n# five\nf: 2\n";
+    let (root, errors) = read(text);
+    assert!(errors.is_empty(), "{errors:?}");
+    let root = root.unwrap();
+    let values: Vec<&str> = root.as_map().unwrap().iter().map(|(_, v)| &text[v.span.range()]).collect();
+    assert_eq!(values, ["\"x\\\"y\"", "'it''s'", "[ 1, 'q' ]", "- e: 1", "2"]);
+}

@@ -1,0 +1,119 @@
+//! `rulec fmt`'s layout: the before/after pairs in `format/` (each named
+//! by the decision it shows), and every contract in the repository:
+//! formatting it is idempotent, keeps every comment (counted and compared)
+//! and compiles to the same bundle (same hash) or the same diagnostics.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use frontend::SourceFile;
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+fn format(name: &str, text: &str) -> String {
+    frontend::format::format(&SourceFile::new(name, text)).unwrap_or_else(|d| {
+        let file = SourceFile::new(name, text);
+        panic!("{name} does not format:\n{}", d.iter().map(|d| d.render(&file, false)).collect::<String>())
+    })
+}
+
+/// One pair: `before` formats to `after`, and `after` stays as it is.
+fn check(before: &Path) {
+    let name = before.file_name().unwrap().to_str().unwrap();
+    let after = before.with_file_name(name.replace(".before.yaml", ".after.yaml"));
+    let input = std::fs::read_to_string(before).unwrap();
+    let expected =
+        std::fs::read_to_string(&after).unwrap_or_else(|_| panic!("{} is missing", after.display()));
+    assert_eq!(format(name, &input), expected, "{name}");
+    assert_eq!(format(name, &expected), expected, "{} is not stable", after.display());
+}
+
+#[test]
+fn before_formats_to_after() {
+    let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/format");
+    let mut pairs = 0;
+    for entry in std::fs::read_dir(&folder).unwrap() {
+        let path = entry.unwrap().path();
+        if path.to_str().unwrap().ends_with(".before.yaml") {
+            check(&path);
+            pairs += 1;
+        }
+    }
+    assert!(pairs >= 10, "only {pairs} pairs");
+}
+
+/// Every `.yaml` file under the workspace's source folders.
+fn contracts() -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut folders = vec![workspace()];
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(&folder).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_str().unwrap();
+            if name.starts_with('.') || name == "target" || name.starts_with("target-") {
+                continue;
+            }
+            if path.is_dir() {
+                folders.push(path);
+            } else if name.ends_with(".yaml") || name.ends_with(".yml") {
+                found.push(path);
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+/// What compiling gives: the bundle's hash, or the codes of the errors.
+fn outcome(path: &Path, text: &str) -> Result<String, BTreeSet<&'static str>> {
+    let compiled = frontend::compile_in(path.parent().unwrap(), "c.yaml", text);
+    match compiled.bundle {
+        Some(bundle) => Ok(bundle.hash().to_string()),
+        None => {
+            Err(compiled.diagnostics.items.iter().filter(|d| d.is_error()).map(|d| d.code.id()).collect())
+        }
+    }
+}
+
+/// A contract that compiled compiles to the same bundle; one that did
+/// not is refused with at least the same errors (a hint may read the
+/// layout, as the one for a call YAML split at the `,` of a flow mapping
+/// does, and find one more).
+fn same_outcome(name: &str, before: &Path, text: &str, formatted: &str) {
+    match (outcome(before, text), outcome(before, formatted)) {
+        (Ok(a), Ok(b)) => assert_eq!(a, b, "{name}: another bundle"),
+        (Err(a), Err(b)) => assert!(a.is_subset(&b), "{name}: errors {a:?} became {b:?}"),
+        (a, b) => panic!("{name}: {a:?} became {b:?}"),
+    }
+}
+
+#[test]
+fn every_contract_formats_idempotently_with_its_meaning_and_comments() {
+    let (mut formatted, mut refused) = (0, 0);
+    for path in contracts() {
+        let name = path.strip_prefix(workspace()).unwrap().display().to_string();
+        let Ok(text) = std::fs::read_to_string(&path) else { continue };
+        let Ok(once) = frontend::format::format(&SourceFile::new(&name, &text)) else {
+            // Invalid YAML: refused, as `rulec check` refuses it.
+            assert!(name.contains("/err/E000"), "{name} was refused");
+            refused += 1;
+            continue;
+        };
+        assert_eq!(format(&name, &once), once, "{name}: formatting twice changes it");
+        let comments = |t: &str| -> Vec<String> {
+            let mut all: Vec<String> = frontend::format::comments_of(&SourceFile::new(&name, t))
+                .unwrap()
+                .into_iter()
+                .map(|c| c.text)
+                .collect();
+            all.sort();
+            all
+        };
+        assert_eq!(comments(&text), comments(&once), "{name}: comments differ");
+        same_outcome(&name, &path, &text, &once);
+        formatted += 1;
+    }
+    assert!(formatted > 150 && refused < 20, "{formatted} formatted, {refused} refused");
+}
