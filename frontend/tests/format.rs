@@ -117,3 +117,97 @@ fn every_contract_formats_idempotently_with_its_meaning_and_comments() {
     }
     assert!(formatted > 150 && refused < 20, "{formatted} formatted, {refused} refused");
 }
+
+/// xorshift64*: a seeded generator, so that a failure names its seed.
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        (self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) % n.max(1) as u64) as usize
+    }
+}
+
+/// What an edit inserts: YAML's indicators, comments, indentation.
+const PIECES: &[&str] = &[
+    "#",
+    " # c",
+    "- ",
+    ": ",
+    "\n",
+    "  ",
+    "{",
+    "}",
+    "[",
+    "]",
+    ", ",
+    "'",
+    "\"",
+    "|",
+    ">-",
+    "\n  # x\n",
+    "---\n",
+    "a: b\n",
+    "\t",
+    "é",
+    "? ",
+    "&a ",
+    "\r\n",
+    "\n\n\n",
+    "|2\n",
+    "\\",
+];
+
+/// One random edit of `text`: an insertion, a deletion or a line doubled.
+fn edit(rng: &mut Rng, text: &mut String) {
+    let mut at = rng.below(text.len() + 1);
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    match rng.below(3) {
+        0 => text.insert_str(at, PIECES[rng.below(PIECES.len())]),
+        1 => {
+            let mut end = (at + 1 + rng.below(20)).min(text.len());
+            while !text.is_char_boundary(end) {
+                end += 1;
+            }
+            text.replace_range(at..end, "");
+        }
+        _ => {
+            let start = text[..at].rfind('\n').map_or(0, |n| n + 1);
+            let end = text[at..].find('\n').map_or(text.len(), |n| at + n);
+            let line = format!("{}\n", &text[start..end]);
+            text.insert_str(start, &line);
+        }
+    }
+}
+
+/// Contracts with random edits: formatting never panics, never refuses
+/// its own layout (E0900) and what it writes formats again.
+#[test]
+fn edited_contracts_never_panic() {
+    let sources: Vec<String> = contracts().iter().filter_map(|p| std::fs::read_to_string(p).ok()).collect();
+    let mut formatted = 0;
+    for seed in 1..=3000u64 {
+        let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+        let mut text = sources[rng.below(sources.len())].clone();
+        for _ in 0..1 + rng.below(4) {
+            edit(&mut rng, &mut text);
+        }
+        let result = std::panic::catch_unwind(|| frontend::format::format(&SourceFile::new("x.yaml", &text)));
+        let Ok(result) = result else { panic!("seed {seed} panicked on:\n{text}") };
+        match result {
+            Ok(out) => {
+                formatted += 1;
+                let again = frontend::format::format(&SourceFile::new("x.yaml", &out));
+                assert!(again.is_ok(), "seed {seed}: the output does not format:\n{out}\n{again:?}");
+            }
+            Err(d) => {
+                assert!(d[0].code.id() != "E0900", "seed {seed}: refused its own layout:\n{text}\n{d:?}")
+            }
+        }
+    }
+    assert!(formatted > 300, "only {formatted} of the edited files were YAML");
+}

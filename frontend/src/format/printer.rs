@@ -72,7 +72,10 @@ impl<'a> Printer<'a> {
     fn beside(&mut self, node: Id) {
         let Some(comments) = self.comments.beside.get(&node) else { return };
         for comment in comments {
-            let last = self.lines.len() - 1;
+            let Some(last) = self.lines.len().checked_sub(1) else {
+                self.push(comment.text.clone());
+                continue;
+            };
             if self.commented[last] {
                 let indent = self.lines[last].len() - self.lines[last].trim_start().len();
                 self.push(format!("{:indent$}{}", "", comment.text));
@@ -181,14 +184,14 @@ impl<'a> Printer<'a> {
         });
         if key.is_none() && !lines.is_empty() {
             // `- ` takes the place of the first line's indentation.
-            lines[0] = format!("{head} {}", &lines[0][child_indent.min(lines[0].len())..]);
+            lines[0] = format!("{head} {}", lines[0].trim_start_matches(' '));
         } else {
             self.push(head);
             key.into_iter().for_each(|k| self.beside(k));
         }
-        self.beside(id(node, false));
         self.lines.extend(lines);
         self.commented.extend(commented);
+        self.beside(id(node, false));
     }
 
     /// A scalar after `head` (`key:`, `-`, or nothing for a document that
@@ -211,7 +214,8 @@ impl<'a> Printer<'a> {
             }
             return;
         }
-        let single = !scalar::multi_line(scalar, source);
+        let block = matches!(scalar.style, Style::Literal | Style::Folded);
+        let single = block || !scalar::multi_line(scalar, source);
         let text = match scalar.style {
             Style::Literal | Style::Folded => "\"\"".to_string(),
             _ if single => scalar::single_line(node, scalar, source, Context::Block)

@@ -17,3 +17,11 @@ fn comments_stay_beside_above_and_after() {
     let spaced = text.replace("input:", "\ninput:").replace("rules: []", "\nrules: []");
     assert_eq!(out, spaced);
 }
+
+#[test]
+fn odd_but_valid_yaml_keeps_its_meaning() {
+    assert_eq!(fmt("k: |\nn: 1\n"), "k: \"\"\nn: 1\n");
+    assert_eq!(fmt("a: 1\r\nb: [x]  # c\r\n"), "a: 1\nb: [x]  # c\n");
+    assert_eq!(fmt("a: {x: 1, # c\n  y: 2}\n"), "a:\n  x: 1    # c\n  y: 2\n");
+    assert_eq!(fmt("- - x\n  - y\n-\n"), "- [x, y]\n-\n");
+}
