@@ -54,6 +54,7 @@ enum Command {
     Test(commands::test::Args),
     Bench(commands::bench::Args),
     Serve(commands::serve::Args),
+    Schema(commands::schema::Args),
     #[cfg(feature = "sql")]
     Sql(commands::sql::Args),
     #[cfg(feature = "cluster")]
@@ -71,6 +72,7 @@ fn main() -> ExitCode {
         Command::Test(args) => commands::test::run(args),
         Command::Bench(args) => commands::bench::run(args),
         Command::Serve(args) => commands::serve::run(args),
+        Command::Schema(args) => commands::schema::run(args),
         #[cfg(feature = "sql")]
         Command::Sql(args) => commands::sql::run(args),
         #[cfg(feature = "cluster")]

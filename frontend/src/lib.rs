@@ -23,6 +23,7 @@ pub mod check;
 pub mod codes;
 pub mod diagnostic;
 pub mod format;
+pub mod schema;
 pub mod source;
 pub mod syntax;
 pub mod tree;

@@ -4,3 +4,4 @@ inspect --help
 serve --help
 sql --help
 fmt --help
+schema --help
