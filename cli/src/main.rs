@@ -54,6 +54,7 @@ enum Command {
     Test(commands::test::Args),
     Bench(commands::bench::Args),
     Serve(commands::serve::Args),
+    Lsp(commands::lsp::Args),
     Schema(commands::schema::Args),
     #[cfg(feature = "sql")]
     Sql(commands::sql::Args),
@@ -72,6 +73,7 @@ fn main() -> ExitCode {
         Command::Test(args) => commands::test::run(args),
         Command::Bench(args) => commands::bench::run(args),
         Command::Serve(args) => commands::serve::run(args),
+        Command::Lsp(args) => commands::lsp::run(args),
         Command::Schema(args) => commands::schema::run(args),
         #[cfg(feature = "sql")]
         Command::Sql(args) => commands::sql::run(args),

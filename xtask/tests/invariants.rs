@@ -79,12 +79,17 @@ fn crate_dependency_rules_hold() {
         &|d: &str| d == "runtime" || cranelift(d),
         "the frontend knows nothing about execution",
     );
+    forbidden(
+        "lsp",
+        &|d: &str| matches!(d, "runtime" | "backend" | "models" | "batch") || cranelift(d) || tract(d),
+        "the language server is an authoring tool: it knows nothing about execution",
+    );
     let renders = |d: &str| d == "annotate-snippets";
     forbidden("ir", &renders, "only the frontend produces user diagnostics");
     forbidden("runtime", &renders, "only the frontend produces user diagnostics");
     forbidden("backend", &renders, "only the frontend produces user diagnostics");
     let front_ends = |d: &str| d == "cli" || d == "server";
-    for library in ["runtime", "batch", "models", "datafusion-rulec", "ballista-rulec", "python"] {
+    for library in ["runtime", "batch", "models", "datafusion-rulec", "ballista-rulec", "python", "lsp"] {
         forbidden(library, &front_ends, "library crates never depend on the command line or the server");
     }
     let datafusion = |d: &str| d.starts_with("datafusion") || d == "sqlparser";

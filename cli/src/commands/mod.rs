@@ -10,6 +10,7 @@ pub mod compile;
 pub mod eval;
 pub mod fmt;
 pub mod inspect;
+pub mod lsp;
 pub mod schema;
 pub mod serve;
 #[cfg(feature = "sql")]

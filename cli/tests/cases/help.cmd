@@ -5,3 +5,4 @@ serve --help
 sql --help
 fmt --help
 schema --help
+lsp --help

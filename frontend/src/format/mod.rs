@@ -10,7 +10,7 @@
 //! comment.
 
 mod comments;
-mod place;
+pub mod place;
 mod printer;
 mod scalar;
 

@@ -1,0 +1,380 @@
+//! `rulec lsp` as an editor runs it: a process spoken to in JSON-RPC over
+//! its stdio. Diagnostics on open and change are `rulec check`'s (codes,
+//! messages, ranges); hover, definition, completion and formatting answer;
+//! bad frames, early and unknown requests are answered, not fatal; a
+//! seeded fuzz of edits (half-typed text, a huge file, invalid UTF-8)
+//! leaves it answering; `shutdown` then `exit` ends it with code 0.
+
+mod support;
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, channel};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use support::root;
+
+/// An editor's side of the session.
+struct Client {
+    child: Child,
+    stdin: ChildStdin,
+    messages: Receiver<Value>,
+    next_id: i64,
+    /// Notifications that arrived while waiting for a response.
+    held: Vec<Value>,
+}
+
+const URI: &str = "file:///contracts/transfer.yaml";
+const WAIT: Duration = Duration::from_secs(60);
+
+impl Client {
+    fn start() -> Client {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_rulec"))
+            .arg("lsp")
+            .current_dir(root())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("rulec lsp starts");
+        let stdin = child.stdin.take().unwrap();
+        let mut stdout = BufReader::new(child.stdout.take().unwrap());
+        let (sender, messages) = channel();
+        std::thread::spawn(move || {
+            while let Some(message) = read_frame(&mut stdout) {
+                if sender.send(message).is_err() {
+                    break;
+                }
+            }
+        });
+        Client { child, stdin, messages, next_id: 1, held: Vec::new() }
+    }
+
+    fn send_bytes(&mut self, body: &[u8]) {
+        write!(self.stdin, "Content-Length: {}\r\n\r\n", body.len()).unwrap();
+        self.stdin.write_all(body).unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    fn notify(&mut self, method: &str, params: Value) {
+        self.send_bytes(
+            json!({ "jsonrpc": "2.0", "method": method, "params": params }).to_string().as_bytes(),
+        );
+    }
+
+    /// Sends a request and waits for its response (result or error).
+    fn call(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        let body = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params });
+        self.send_bytes(body.to_string().as_bytes());
+        self.response(json!(id))
+    }
+
+    fn response(&mut self, id: Value) -> Value {
+        loop {
+            let message = self.messages.recv_timeout(WAIT).expect("the server answers");
+            if message.get("method").is_some() {
+                self.held.push(message);
+            } else if message["id"] == id {
+                return message;
+            }
+        }
+    }
+
+    fn result(&mut self, method: &str, params: Value) -> Value {
+        let response = self.call(method, params);
+        assert!(response.get("error").is_none(), "{method}: {response}");
+        response["result"].clone()
+    }
+
+    /// The next diagnostics published for `uri` at `version`.
+    fn diagnostics(&mut self, uri: &str, version: i64) -> Vec<Value> {
+        let matches = |m: &Value| {
+            m["method"] == "textDocument/publishDiagnostics"
+                && m["params"]["uri"] == uri
+                && m["params"]["version"] == version
+        };
+        if let Some(at) = self.held.iter().position(matches) {
+            return self.held.remove(at)["params"]["diagnostics"].as_array().unwrap().clone();
+        }
+        loop {
+            let message = self.messages.recv_timeout(WAIT).expect("diagnostics are published");
+            if matches(&message) {
+                return message["params"]["diagnostics"].as_array().unwrap().clone();
+            }
+        }
+    }
+
+    fn initialize(&mut self) -> Value {
+        let result =
+            self.result("initialize", json!({ "processId": null, "rootUri": null, "capabilities": {} }));
+        self.notify("initialized", json!({}));
+        result
+    }
+
+    fn open(&mut self, uri: &str, text: &str) {
+        let document = json!({ "uri": uri, "languageId": "yaml", "version": 1, "text": text });
+        self.notify("textDocument/didOpen", json!({ "textDocument": document }));
+    }
+
+    fn change(&mut self, uri: &str, version: i64, text: &str) {
+        let params = json!({ "textDocument": { "uri": uri, "version": version }, "contentChanges": [{ "text": text }] });
+        self.notify("textDocument/didChange", params);
+    }
+
+    /// `shutdown`, `exit`, and the process's exit code.
+    fn stop(mut self) -> Option<i32> {
+        assert_eq!(self.result("shutdown", Value::Null), Value::Null);
+        self.notify("exit", Value::Null);
+        wait(&mut self.child)
+    }
+}
+
+fn wait(child: &mut Child) -> Option<i32> {
+    for _ in 0..600 {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status.code();
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    child.kill().unwrap();
+    panic!("rulec lsp did not exit");
+}
+
+fn read_frame(input: &mut impl BufRead) -> Option<Value> {
+    let mut length = 0;
+    loop {
+        let mut line = String::new();
+        if input.read_line(&mut line).ok()? == 0 {
+            return None;
+        }
+        let line = line.trim_end();
+        if line.is_empty() {
+            break;
+        }
+        if let Some(value) = line.strip_prefix("Content-Length: ") {
+            length = value.parse().ok()?;
+        }
+    }
+    let mut body = vec![0; length];
+    input.read_exact(&mut body).ok()?;
+    serde_json::from_slice(&body).ok()
+}
+
+fn transfer() -> String {
+    std::fs::read_to_string(root().join("examples/contracts/acme.payments.transfer.yaml")).unwrap()
+}
+
+/// The position (0-based line, UTF-16 column) of the `nth` occurrence of
+/// `needle` in `text`, plus `delta` columns.
+fn position(text: &str, needle: &str, nth: usize, delta: usize) -> Value {
+    let at = text.match_indices(needle).nth(nth).unwrap_or_else(|| panic!("{needle} #{nth}")).0;
+    let line = text[..at].matches('\n').count();
+    let column = text[text[..at].rfind('\n').map_or(0, |n| n + 1)..at].encode_utf16().count() + delta;
+    json!({ "line": line, "character": column })
+}
+
+fn at(text: &str, needle: &str, nth: usize) -> Value {
+    json!({ "textDocument": { "uri": URI }, "position": position(text, needle, nth, 1) })
+}
+
+/// `rulec check --format json`'s diagnostics for `text`, as (code,
+/// message, range) the protocol's way (0-based lines and columns).
+fn checked(text: &str) -> Vec<(String, String, Value)> {
+    let folder = std::env::temp_dir().join(format!("rulec-lsp-{}", std::process::id()));
+    std::fs::create_dir_all(&folder).unwrap();
+    let file = folder.join("transfer.yaml");
+    std::fs::write(&file, text).unwrap();
+    let out = support::rulec().args(["check", "--format", "json"]).arg(&file).output().unwrap();
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|line| {
+            let d: Value = serde_json::from_str(line).unwrap();
+            let point = |l: &Value, c: &Value| json!({ "line": l.as_u64().unwrap() - 1, "character": c.as_u64().unwrap() - 1 });
+            let range = json!({ "start": point(&d["line"], &d["column"]), "end": point(&d["end_line"], &d["end_column"]) });
+            (d["code"].as_str().unwrap().to_string(), d["message"].as_str().unwrap().to_string(), range)
+        })
+        .collect()
+}
+
+#[test]
+fn a_session_as_an_editor_has_it() {
+    let mut client = Client::start();
+    let capabilities = client.initialize()["capabilities"].clone();
+    assert_eq!(capabilities["textDocumentSync"], 1, "full sync");
+    for provider in
+        ["hoverProvider", "definitionProvider", "completionProvider", "documentFormattingProvider"]
+    {
+        assert!(!capabilities[provider].is_null(), "{provider}: {capabilities}");
+    }
+
+    // Open with two errors: the diagnostics are `rulec check`'s, all at once.
+    let good = transfer();
+    let broken = good
+        .replacen("when: amount_eur > limit.single", "when: amount_eurr > limit.single", 1)
+        .replacen("severity: warning", "severity: severe", 1);
+    client.open(URI, &broken);
+    let published = client.diagnostics(URI, 1);
+    let expected = checked(&broken);
+    assert_eq!(expected.len(), 2, "{expected:?}");
+    let got: Vec<(String, String, Value)> = published
+        .iter()
+        .map(|d| {
+            (d["code"].as_str().unwrap().into(), d["message"].as_str().unwrap().into(), d["range"].clone())
+        })
+        .collect();
+    assert_eq!(got, expected);
+    assert_eq!(published[0]["source"], "rulec");
+
+    // The fix clears them.
+    client.change(URI, 2, &good);
+    assert_eq!(client.diagnostics(URI, 2), Vec::<Value>::new());
+
+    // Hover: an input field, a nested one, a let, a table, a built-in.
+    let mut hover = |needle: &str, delta: usize, shows: &str| {
+        let place = json!({ "textDocument": { "uri": URI }, "position": position(&good, needle, 0, delta) });
+        let shown = client.result("textDocument/hover", place)["contents"]["value"].clone();
+        assert!(shown.as_str().unwrap_or_default().contains(shows), "{needle}: {shown}");
+    };
+    hover("amount * fx", 1, "amount: decimal");
+    hover("country != destination", 1, "source.country: string");
+    hover("amount_eur > limit.single", 1, "amount_eur: decimal = round(");
+    hover("amount_eur > limit.single", 20, "limit.single: decimal");
+    hover("fx_to_eur[", 1, "fx_to_eur: string -> decimal (4 rows)");
+    hover("round(", 1, "round(x, places)");
+    hover("  amount_eur: round", 3, "amount_eur: decimal");
+
+    // Definition: a let's use goes to its declaration.
+    let location = client.result("textDocument/definition", at(&good, "amount_eur > limit.single", 0));
+    assert_eq!(location["uri"], URI);
+    assert_eq!(location["range"]["start"], position(&good, "amount_eur: round", 0, 0));
+
+    // Completion: the fields of a record after `.`, names, keys.
+    let labels = |v: Value| -> Vec<String> {
+        v.as_array().unwrap().iter().map(|i| i["label"].as_str().unwrap().to_string()).collect()
+    };
+    let typing = good.replacen("cross_border: source.country", "cross_border: source.", 1);
+    client.change(URI, 3, &typing);
+    let after_dot = json!({ "textDocument": { "uri": URI }, "position": position(&typing, "source.", 2, 7) });
+    let fields = labels(client.result("textDocument/completion", after_dot));
+    assert_eq!(fields, ["account", "country", "account_age_days", "kyc_level"]);
+    let names = labels(client.result("textDocument/completion", at(&good, "amount * fx", 0)));
+    for name in ["amount", "amount_eur", "fx_to_eur", "round", "any"] {
+        assert!(names.contains(&name.to_string()), "{name} in {names:?}");
+    }
+    let new_key = good.replacen("    component: limits\n", "    component: limits\n    wh\n", 1);
+    client.change(URI, 4, &new_key);
+    let keys = json!({ "textDocument": { "uri": URI }, "position": position(&new_key, "    wh\n", 0, 6) });
+    assert!(labels(client.result("textDocument/completion", keys)).contains(&"when".to_string()));
+
+    // Formatting: `rulec fmt`'s text, as one edit.
+    client.change(URI, 5, "contract: acme.x\nversion: 1.0.0\ninput:\n    amount: decimal\nrules: []\n");
+    let edits = client.result(
+        "textDocument/formatting",
+        json!({ "textDocument": { "uri": URI }, "options": { "tabSize": 2, "insertSpaces": true } }),
+    );
+    assert_eq!(
+        edits[0]["newText"],
+        "contract: acme.x\nversion: 1.0.0\n\ninput:\n  amount: decimal\n\nrules: []\n"
+    );
+    assert_eq!(client.stop(), Some(0));
+}
+
+#[test]
+fn what_an_editor_should_not_send_is_answered_not_fatal() {
+    let mut client = Client::start();
+    let early = client.call("textDocument/hover", at("x", "x", 0));
+    assert_eq!(early["error"]["code"], -32002, "before initialize: {early}");
+    client.initialize();
+    client.send_bytes(b"{ this is not json");
+    let parse_error = client.response(Value::Null);
+    assert_eq!(parse_error["error"]["code"], -32700);
+    let unknown = client.call("textDocument/rename", json!({}));
+    assert_eq!(unknown["error"]["code"], -32601);
+    let bad = client.call("textDocument/hover", json!({ "textDocument": 7 }));
+    assert_eq!(bad["error"]["code"], -32602);
+    assert_eq!(client.result("textDocument/hover", at("x", "x", 0)), Value::Null, "a document never opened");
+    // A change before the open, and invalid UTF-8 in a text.
+    client.change(URI, 3, "contract: a.b\n");
+    client.send_bytes(
+        b"{\"jsonrpc\":\"2.0\",\"method\":\"textDocument/didChange\",\"params\":{\"textDocument\":{\"uri\":\"file:///contracts/transfer.yaml\",\"version\":4},\"contentChanges\":[{\"text\":\"contract: \xff\xfe\\n\"}]}}",
+    );
+    let published = client.diagnostics(URI, 4);
+    assert!(!published.is_empty());
+    assert_eq!(client.stop(), Some(0));
+}
+
+/// xorshift64*: seeded, so that a failure names its seed.
+fn next(state: &mut u64) -> usize {
+    *state ^= *state >> 12;
+    *state ^= *state << 25;
+    *state ^= *state >> 27;
+    (state.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 33) as usize
+}
+
+#[test]
+fn a_seeded_fuzz_of_edits_leaves_it_answering() {
+    let mut client = Client::start();
+    client.initialize();
+    let original = transfer();
+    client.open(URI, &original);
+    let pieces = [
+        "#",
+        ": ",
+        "- ",
+        "{",
+        "[",
+        "'",
+        "\"",
+        "\n",
+        "  ",
+        "when: ",
+        "amount.",
+        "windows.",
+        "é",
+        "\u{1F600}",
+        "|\n",
+    ];
+    let mut text = original.clone();
+    let mut state = 0x5eed_u64;
+    for version in 2..302 {
+        let mut at = next(&mut state) % (text.len() + 1);
+        while !text.is_char_boundary(at) {
+            at -= 1;
+        }
+        match next(&mut state) % 4 {
+            0 => text.insert_str(at, pieces[next(&mut state) % pieces.len()]),
+            1 => {
+                let mut end = (at + next(&mut state) % 40).min(text.len());
+                while !text.is_char_boundary(end) {
+                    end += 1;
+                }
+                text.replace_range(at..end, "");
+            }
+            2 => text = original.clone(),
+            _ => text.truncate(at),
+        }
+        client.change(URI, version, &text);
+        if version % 25 == 0 {
+            // Requests anywhere in the half-typed text get answers.
+            let line = next(&mut state) % 200;
+            let place = json!({ "textDocument": { "uri": URI }, "position": { "line": line, "character": next(&mut state) % 90 } });
+            for method in ["textDocument/hover", "textDocument/definition", "textDocument/completion"] {
+                let response = client.call(method, place.clone());
+                assert!(response.get("error").is_none(), "version {version}, {method}: {response}");
+            }
+        }
+    }
+    client.diagnostics(URI, 301);
+    // A huge file: over the compiler's limit, reported, not fatal.
+    let huge = format!("contract: a.b\n# {}\n", "x".repeat(65 << 20));
+    client.change(URI, 302, &huge);
+    let published = client.diagnostics(URI, 302);
+    assert_eq!(published[0]["code"], "E0008", "{:?}", published.first());
+    client.change(URI, 303, &original);
+    assert_eq!(client.diagnostics(URI, 303), Vec::<Value>::new());
+    assert_eq!(client.stop(), Some(0));
+}

@@ -1,0 +1,70 @@
+//! `rulec lsp`: a language server for contract files, over stdio.
+//!
+//! It publishes the diagnostics `rulec check` gives (same codes, messages
+//! and spans) as a document is opened and edited; shows on hover what a
+//! name is (the type of an input field, a let, a table, a window
+//! aggregate; a built-in's signature); goes to where a let, rule, table,
+//! window, aggregate, model or input field is declared; completes keys
+//! (by where the cursor is) and names (in expressions, fields after `.`);
+//! formats through `rulec fmt`.
+//!
+//! Modules: [`transport`] frames messages (robust to what a client may
+//! send), [`server`] holds the session, [`analysis`] compiles a document
+//! with the `frontend`, [`symbols`] finds what a place names,
+//! [`navigate`] and [`complete`] answer, [`position`] converts offsets.
+//! It knows nothing about evaluation: it depends on `frontend` and `ir`
+//! only.
+
+mod analysis;
+mod complete;
+mod navigate;
+mod position;
+mod server;
+mod symbols;
+mod transport;
+
+use std::io::{self, BufReader};
+
+use lsp_types::{
+    CompletionOptions, HoverProviderCapability, InitializeResult, OneOf, PositionEncodingKind,
+    ServerCapabilities, ServerInfo, TextDocumentSyncCapability, TextDocumentSyncKind,
+};
+
+/// What the server does, for `initialize`.
+fn capabilities() -> InitializeResult {
+    InitializeResult {
+        capabilities: ServerCapabilities {
+            position_encoding: Some(PositionEncodingKind::UTF16),
+            text_document_sync: Some(TextDocumentSyncCapability::Kind(TextDocumentSyncKind::FULL)),
+            hover_provider: Some(HoverProviderCapability::Simple(true)),
+            definition_provider: Some(OneOf::Left(true)),
+            completion_provider: Some(CompletionOptions {
+                trigger_characters: Some(vec![".".into()]),
+                ..CompletionOptions::default()
+            }),
+            document_formatting_provider: Some(OneOf::Left(true)),
+            ..ServerCapabilities::default()
+        },
+        server_info: Some(ServerInfo {
+            name: "rulec".into(),
+            version: Some(env!("CARGO_PKG_VERSION").into()),
+        }),
+    }
+}
+
+/// Serves the protocol on stdin and stdout until `exit` or the end of
+/// stdin; `Ok(true)` when the client shut the server down first.
+pub fn serve_stdio() -> io::Result<bool> {
+    let (sender, receiver) = crossbeam_channel::bounded(16);
+    let reader = std::thread::Builder::new().name("lsp-reader".into()).spawn(move || {
+        let mut input = BufReader::new(io::stdin().lock());
+        while let Ok(Some(frame)) = transport::read(&mut input) {
+            if sender.send(frame).is_err() {
+                break;
+            }
+        }
+    })?;
+    let outcome = server::Server::new(io::stdout().lock()).run(receiver);
+    drop(reader);
+    outcome
+}
