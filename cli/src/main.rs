@@ -9,6 +9,7 @@
 
 mod batch;
 mod commands;
+mod coverage;
 mod explain;
 mod inputs;
 

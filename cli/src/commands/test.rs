@@ -1,10 +1,14 @@
 //! `rulec test`: run contracts' `tests:` on every engine, and check that
-//! the engines give the same bytes.
+//! the engines give the same bytes; `--coverage` reports what they left
+//! untried (`crate::coverage`).
 
 use std::path::PathBuf;
 
+use runtime::contract_set::load::Source;
+
 use crate::commands::eval::{EngineChoice, engine};
 use crate::commands::targets;
+use crate::coverage;
 use crate::{Failure, Outcome};
 
 /// Run the `tests:` of contracts (or bundles) on every engine.
@@ -16,6 +20,16 @@ pub struct Args {
     /// Contracts (`.yaml`), bundles (`.bundle.json`) or folders of either.
     #[arg(required = true)]
     paths: Vec<PathBuf>,
+    /// Also report what the tests left untried: rules never fired or fired in every test,
+    /// condition operands never true or never false, lets never read, table rows never matched.
+    #[arg(long)]
+    coverage: bool,
+    /// The coverage report's format: `text` (each gap at its source line), `json` or `lcov`.
+    #[arg(long, value_enum, default_value_t, requires = "coverage")]
+    coverage_format: coverage::Format,
+    /// Write the coverage report to this file instead of stdout.
+    #[arg(long, requires = "coverage")]
+    coverage_output: Option<PathBuf>,
 }
 
 /// The engines every test runs on.
@@ -61,6 +75,41 @@ pub fn run(args: Args) -> Outcome {
             }
         }
     }
+    if args.coverage {
+        failed += report_coverage(&args, &sources, &runs[runs.len() - 1].1)?;
+    }
     println!("{passed} passed, {failed} failed");
     if failed > 0 { Err(Failure::Reported) } else { Ok(()) }
+}
+
+/// Writes the coverage of every contract's tests (measured on `set`,
+/// whose native code is checked against the interpreter); the number of
+/// tests where the engines fired different rules.
+fn report_coverage(args: &Args, sources: &[Source], set: &runtime::ContractSet) -> Result<usize, Failure> {
+    let mut text = String::new();
+    let mut documents = Vec::new();
+    let mut differ = 0;
+    for contract in set.contracts() {
+        let path = sources
+            .iter()
+            .find(|s| s.bundle.contract().name == contract.name())
+            .map_or_else(PathBuf::new, |s| s.path.clone());
+        let report =
+            coverage::report(contract.ir(), &path, &runtime::engine::contract_tests::cover(contract));
+        differ += report.disagreements().len();
+        match args.coverage_format {
+            coverage::Format::Text => text.push_str(&report.text()),
+            coverage::Format::Lcov => text.push_str(&report.lcov()),
+            coverage::Format::Json => documents.push(report.json()),
+        }
+    }
+    if args.coverage_format == coverage::Format::Json {
+        text = format!("{}\n", serde_json::json!({ "contracts": documents }));
+    }
+    match &args.coverage_output {
+        Some(file) => std::fs::write(file, text)
+            .map_err(|e| Failure::Usage(format!("cannot write {}: {e}", file.display())))?,
+        None => print!("{text}"),
+    }
+    Ok(differ)
 }

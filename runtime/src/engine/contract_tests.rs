@@ -6,7 +6,7 @@
 
 use crate::engine::{Contract, Request};
 use crate::input::request::Input;
-use crate::result::Evaluation;
+use crate::result::{Coverage, Evaluation};
 use crate::signals::WindowState;
 
 /// One test's outcome: what differed (nothing when it passed), and the
@@ -48,6 +48,48 @@ fn run_one(contract: &Contract, test: &ir::TestCase) -> TestOutcome {
     TestOutcome { name: test.name.clone(), failures, result: json }
 }
 
+/// What one test covered: by the interpreter, and the rules native code
+/// fired (`None` when the contract runs no native code).
+#[derive(Clone, Debug)]
+pub struct TestCoverage {
+    pub name: String,
+    /// `None` when the test's request is invalid or its evaluation failed.
+    pub coverage: Option<Coverage>,
+    pub native_fired: Option<Vec<usize>>,
+}
+
+/// Runs the contract's tests and records what each covered.
+pub fn cover(contract: &Contract) -> Vec<TestCoverage> {
+    contract.ir().tests.iter().map(|test| cover_one(contract, test)).collect()
+}
+
+fn cover_one(contract: &Contract, test: &ir::TestCase) -> TestCoverage {
+    let state = contract.new_window_state();
+    for earlier in &test.history {
+        let _ = evaluate(contract, test, earlier, state.as_ref());
+    }
+    let text = test.input.to_string();
+    let request = request(contract, test, &text).ok();
+    let coverage = request.as_ref().and_then(|r| contract.cover_in(r, state.as_ref()).ok()).map(|(_, c)| c);
+    let native_fired = request.as_ref().and_then(|r| contract.fired_natively(r).ok().flatten());
+    TestCoverage { name: test.name.clone(), coverage, native_fired }
+}
+
+/// The request of `input_text` (a test's input as JSON) in the test's
+/// context.
+fn request<'c>(
+    contract: &'c Contract,
+    test: &ir::TestCase,
+    input_text: &'c str,
+) -> Result<Request<'c>, String> {
+    let now = test.now.map(ir::time::format_timestamp);
+    let (context, input) = contract
+        .context(test.channel.as_deref(), test.component.as_deref(), now.as_deref())
+        .and_then(|context| Ok((context, Input::parse(contract.program(), input_text)?)))
+        .map_err(|invalid| format!("the test's request is invalid: {invalid}"))?;
+    Ok(Request::new(contract, context, input))
+}
+
 /// Evaluates `input` in the test's context, entering it into `state`'s
 /// windows when the contract has them.
 fn evaluate<'c>(
@@ -56,13 +98,8 @@ fn evaluate<'c>(
     input: &serde_json::Value,
     state: Option<&WindowState>,
 ) -> Result<Evaluation<'c>, String> {
-    let now = test.now.map(ir::time::format_timestamp);
-    let input_text = input.to_string();
-    let (context, input) = contract
-        .context(test.channel.as_deref(), test.component.as_deref(), now.as_deref())
-        .and_then(|context| Ok((context, Input::parse(contract.program(), &input_text)?)))
-        .map_err(|invalid| format!("the test's request is invalid: {invalid}"))?;
-    let request = Request::new(contract, context, input);
+    let text = input.to_string();
+    let request = request(contract, test, &text)?;
     let evaluated = match state {
         Some(state) => contract.evaluate_in(&request, state),
         None => contract.evaluate(&request),

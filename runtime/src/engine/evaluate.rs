@@ -9,7 +9,7 @@ use std::sync::atomic::Ordering;
 
 use crate::native::NativeRun;
 use crate::program::context::Context;
-use crate::result::{Collect, Evaluation, ResultSink, RuleTrace};
+use crate::result::{Collect, Coverage, Evaluation, Parts, ResultSink, RuleTrace};
 use crate::semantics::budget::{Budget, OutOfTime};
 use crate::signals::{Entered, NO_SIGNALS, RecordSignals, Signals, WindowState};
 use crate::value::data::{RecordRef, Slot};
@@ -209,10 +209,53 @@ impl Contract {
         })
     }
 
+    /// Evaluates with the interpreter and records what the evaluation
+    /// covered (`rulec test --coverage`), the record entered into `state`
+    /// (or the contract's own window state).
+    pub fn cover_in(
+        &self,
+        request: &Request<'_>,
+        state: Option<&WindowState>,
+    ) -> Result<(Evaluation<'_>, Coverage), EvaluateError> {
+        self.interpreted(request, state, |signals, budget| {
+            self.interpreter().cover(&request.context, request.input.record(), signals, budget)
+        })
+    }
+
+    /// The rules native code fires for `request`, by index: `None` when
+    /// the contract runs no native code (not compiled, or windows, which
+    /// tests evaluate in state of their own) or native code fell back.
+    pub fn fired_natively(&self, request: &Request<'_>) -> Result<Option<Vec<usize>>, EvaluateError> {
+        if self.native.get().is_none() || self.window_state().is_some() {
+            return Ok(None);
+        }
+        let mut sink = FiredRules(Vec::new());
+        let fell_back = self.evaluate_to(request, &mut sink)?.is_some();
+        Ok((!fell_back).then_some(sink.0))
+    }
+
     /// Evaluates and traces every rule, for `rulec eval --explain`.
     pub fn explain(&self, request: &Request<'_>) -> Result<(Evaluation<'_>, Vec<RuleTrace>), EvaluateError> {
         self.interpreted(request, None, |signals, budget| {
             self.interpreter().explain(&request.context, request.input.record(), signals, budget)
         })
+    }
+}
+
+/// Collects the rules native code fired, and nothing else.
+struct FiredRules(Vec<usize>);
+
+impl<'p> ResultSink<'p> for FiredRules {
+    fn parts(&self) -> Parts {
+        Parts::FIRED
+    }
+    fn decision(&mut self, _: &'p str, _: &'p str, _: ir::Verdict) {}
+    fn reason(&mut self, _: &'p str, _: ir::Verdict, _: &str) {}
+    fn finding(&mut self, _: &'p str, _: &'p str, _: &'p str, _: &str) {}
+    fn effect(&mut self, _: &'p str, _: &crate::value::Owned) {}
+    fn error(&mut self, _: &'p str, _: &str) {}
+    fn end(&mut self) {}
+    fn fired(&mut self, rule: usize) {
+        self.0.push(rule);
     }
 }

@@ -12,7 +12,8 @@
 //! a closure typed by what it computes, once per contract; `walk.rs` is
 //! the generic evaluation of the node kinds the closures do not
 //! specialise. Every operator's meaning is taken from
-//! [`crate::semantics`]; `explain.rs` traces rules for `--explain`.
+//! [`crate::semantics`]; `explain.rs` traces rules for `--explain`, `cover.rs` records what an
+//! evaluation covered for `rulec test --coverage`.
 
 use std::cell::Cell;
 use std::marker::PhantomData;
@@ -21,6 +22,7 @@ use std::mem::ManuallyDrop;
 use ir::{DecisionMode, OnError, RuleId, Verdict};
 
 mod compile;
+mod cover;
 mod explain;
 mod walk;
 

@@ -56,6 +56,9 @@ pub fn finish<'p>(
             Ok::<(), std::convert::Infallible>(())
         });
     };
+    if parts.has(Parts::FIRED) {
+        fired().for_each(|i| sink.fired(i));
+    }
     if parts.has(Parts::REASONS) {
         for i in fired() {
             let rule = &c.rules[i];

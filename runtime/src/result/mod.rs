@@ -196,6 +196,23 @@ impl<'p> Evaluation<'p> {
     }
 }
 
+/// What one evaluation covered of its contract, for `rulec test
+/// --coverage`.
+#[derive(Clone, PartialEq, Debug, Default)]
+pub struct Coverage {
+    /// Per rule: what its condition gave, when it applied and was
+    /// evaluated without an error.
+    pub rules: Vec<Option<bool>>,
+    /// Per rule: the operands of its condition's `&&`/`||` tree that are
+    /// not themselves `&&`/`||`, with the value each had when evaluation
+    /// reached it (`None`: short-circuited, or an error).
+    pub conditions: Vec<Vec<(ir::ExprId, Option<bool>)>>,
+    /// Per let: whether it was computed (lets are computed when read).
+    pub lets: Vec<bool>,
+    /// `(table, row)` of each row a lookup (`t[k]`, `k in t`) found.
+    pub rows: Vec<(u32, u32)>,
+}
+
 /// What `rulec eval --explain` prints for one rule.
 #[derive(Clone, PartialEq, Debug)]
 pub struct RuleTrace {

@@ -18,7 +18,11 @@ impl Parts {
     pub const EFFECTS: Parts = Parts(4);
     pub const ERRORS: Parts = Parts(8);
     pub const NONE: Parts = Parts(0);
+    /// Every part of a result.
     pub const ALL: Parts = Parts(15);
+    /// Not a part of the result: which rules fired, for coverage
+    /// ([`ResultSink::fired`]).
+    pub const FIRED: Parts = Parts(16);
 
     /// The part called `name` (`reasons`, `findings`, `effects`,
     /// `errors`); `decision` is [`Parts::NONE`], as it is always there.
@@ -55,6 +59,9 @@ pub trait ResultSink<'p> {
     fn effect(&mut self, name: &'p str, value: &Owned);
     fn error(&mut self, rule: &'p str, message: &str);
     fn end(&mut self);
+    /// A rule (by index) fired; given by native code, before `end`, to a
+    /// sink that asks for [`Parts::FIRED`].
+    fn fired(&mut self, _rule: usize) {}
 }
 
 /// Receives the results of many records in order (batch evaluation):
