@@ -16,6 +16,8 @@ use frontend::ast;
 use runtime::engine::contract_tests::TestCoverage;
 use serde_json::{Value, json};
 
+use crate::written::{Written, leaves};
+
 /// How the report is written.
 #[derive(clap::ValueEnum, Clone, Copy, PartialEq, Eq, Debug, Default)]
 pub enum Format {
@@ -71,14 +73,9 @@ pub struct Report {
 /// Builds the report of `contract`'s tests; `path` is the file it came
 /// from (its YAML gives lines; a bundle gives none).
 pub fn report(contract: &ir::Contract, path: &Path, tests: &[TestCoverage]) -> Report {
-    let source = is_yaml(path).then(|| std::fs::read_to_string(path).ok()).flatten();
-    let ast = source.as_deref().and_then(|text| {
-        let file = frontend::SourceFile::new(path.display().to_string(), text);
-        frontend::parse(&file, &mut Vec::new())
-    });
-    let line = |span: frontend::Span| {
-        source.as_deref().map_or(0, |t| t[..span.start as usize].matches('\n').count() + 1)
-    };
+    let written = Written::read(path);
+    let ast = written.as_ref().map(|w| &w.ast);
+    let line = |span: frontend::Span| written.as_ref().map_or(0, |w| w.line(span));
     let mut items = Vec::new();
     let covered: Vec<&runtime::result::Coverage> = tests.iter().filter_map(|t| t.coverage.as_ref()).collect();
     let count = |f: &dyn Fn(&runtime::result::Coverage) -> Option<bool>| {
@@ -89,7 +86,7 @@ pub fn report(contract: &ir::Contract, path: &Path, tests: &[TestCoverage]) -> R
         })
     };
     for (i, rule) in contract.rules.iter().enumerate() {
-        let decl = ast.as_ref().and_then(|a| a.rules.iter().find(|r| r.id.value == rule.name));
+        let decl = written.as_ref().and_then(|w| w.rule(&rule.name));
         let (yes, no) = count(&|c| c.rules[i]);
         let at = decl.map_or(0, |d| line(d.id.span));
         items.push(Item {
@@ -104,10 +101,12 @@ pub fn report(contract: &ir::Contract, path: &Path, tests: &[TestCoverage]) -> R
         if operands.len() < 2 {
             continue;
         }
-        let leaves = decl.and_then(|d| d.when.as_ref()).map(|w| leaves(w)).unwrap_or_default();
+        let leaves = decl.and_then(|d| d.when.as_ref()).map(leaves).unwrap_or_default();
         for (k, (expr, _)) in operands.iter().enumerate() {
             let (text, at) = match leaves.get(k).filter(|_| leaves.len() == operands.len()) {
-                Some(leaf) => (snippet(source.as_deref(), leaf.span), line(leaf.span)),
+                Some(leaf) => {
+                    (written.as_ref().map(|w| w.snippet(leaf.span)).unwrap_or_default(), line(leaf.span))
+                }
                 None => (ir::print::expr(contract, *expr), decl.map_or(0, |d| line(d.id.span))),
             };
             let (yes, no) = count(&|c| c.conditions[i].get(k).and_then(|(_, v)| *v));
@@ -116,12 +115,12 @@ pub fn report(contract: &ir::Contract, path: &Path, tests: &[TestCoverage]) -> R
         }
     }
     for (l, decl) in contract.lets.iter().enumerate() {
-        let written = ast.as_ref().and_then(|a| a.lets.iter().find(|x| x.name.value == decl.name));
-        if ast.is_some() && written.is_none() {
+        let declared = ast.and_then(|a| a.lets.iter().find(|x| x.name.value == decl.name));
+        if ast.is_some() && declared.is_none() {
             continue; // made by the compiler (a shared subexpression)
         }
         let (yes, _) = count(&|c| Some(c.lets[l]));
-        let at = written.map_or(0, |w| line(w.name.span));
+        let at = declared.map_or(0, |w| line(w.name.span));
         items.push(Item {
             kind: "let",
             name: format!("let `{}`", decl.name),
@@ -132,7 +131,7 @@ pub fn report(contract: &ir::Contract, path: &Path, tests: &[TestCoverage]) -> R
         });
     }
     for (t, table) in contract.tables.iter().enumerate() {
-        let rows = row_lines(ast.as_ref(), &table.name, &line);
+        let rows = row_lines(ast, &table.name, &line);
         let keys: Vec<String> = match &table.kind {
             ir::TableKind::Map { rows, .. } => rows.iter().map(|(k, _)| k.to_string()).collect(),
             ir::TableKind::Set { rows, .. } => rows.iter().map(|k| k.to_string()).collect(),
@@ -164,35 +163,12 @@ pub fn report(contract: &ir::Contract, path: &Path, tests: &[TestCoverage]) -> R
     Report {
         contract: contract.name.clone(),
         file: path.to_path_buf(),
-        source,
+        source: written.map(|w| w.text),
         tests: tests.len(),
         items,
         disagreements,
         native,
     }
-}
-
-fn is_yaml(path: &Path) -> bool {
-    matches!(path.extension().and_then(|e| e.to_str()), Some("yaml" | "yml"))
-}
-
-/// The operands of the `&&`/`||` tree of a condition as written.
-fn leaves(e: &ast::Expr) -> Vec<&ast::Expr> {
-    match &e.kind {
-        ast::ExprKind::Binary { op: ast::BinaryOp::And | ast::BinaryOp::Or, lhs, rhs } => {
-            [leaves(lhs), leaves(rhs)].concat()
-        }
-        _ => vec![e],
-    }
-}
-
-fn snippet(source: Option<&str>, span: frontend::Span) -> String {
-    source
-        .and_then(|s| s.get(span.range()))
-        .unwrap_or_default()
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 /// The line of each row of table `name`, in file order.

@@ -12,6 +12,7 @@ mod commands;
 mod coverage;
 mod explain;
 mod inputs;
+mod written;
 
 use std::process::ExitCode;
 

@@ -7,8 +7,8 @@
 //! BYTES`: a file of zeros that takes no disk). `$TMP` is a fresh folder
 //! per case; other relative paths are from the workspace root. The
 //! snapshot records each step's exit code, stdout and stderr, with `$TMP`
-//! filtered out, and the full-precision floats of `--explain`'s lets and
-//! signals cut to five significant digits ([`coarse_floats`]): a model's
+//! filtered out, and the full-precision floats of `--explain`'s lets,
+//! signals and operands cut to five significant digits ([`coarse_floats`]): a model's
 //! f32 scores differ in their last bits by CPU and from run to run.
 
 use std::path::{Path, PathBuf};
@@ -73,7 +73,9 @@ fn check(case: &Path) -> String {
 fn coarse_floats(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for line in text.split_inclusive('\n') {
-        let explained = line.starts_with("    let ") || line.starts_with("    signal ");
+        let explained = line.starts_with("    let ")
+            || line.starts_with("    signal ")
+            || line.trim_start().starts_with("· ");
         match line.trim_end().rsplit_once(" = ") {
             Some((head, value)) if explained && significant_digits(value) > 10 => {
                 let value: f64 = value.parse().expect("a float");

@@ -29,6 +29,7 @@ pub enum EngineChoice {
     rulec eval examples/contracts/ --request examples/requests/acme.payments.transfer.ndjson\n  \
     cat requests.ndjson | rulec eval transfer.bundle.json --engine interp\n  \
     rulec eval transfer.yaml --request req.json --explain\n  \
+    rulec eval transfer.yaml --request req.json --explain --format json\n  \
     rulec eval transfer.yaml --input records.ndjson --channel batch --output results.ndjson\n  \
     rulec eval transfer.yaml --input records.arrow --channel batch --fields decision --keep id --output decisions.arrow\n  \
     rulec eval transfer.yaml --input records.pb --proto transfer.proto --message acme.Transfer --channel batch")]
@@ -40,9 +41,12 @@ pub struct Args {
     request: Option<PathBuf>,
     #[arg(long, value_enum, default_value_t)]
     engine: EngineChoice,
-    /// Explain each decision: rules applied and fired, conditions and lets.
+    /// Explain each decision: rules applied and fired, their conditions as written with their values, lets.
     #[arg(long, conflicts_with = "input")]
     explain: bool,
+    /// How `--explain` prints: `text` for people, `json` (one object per request).
+    #[arg(long, value_enum, default_value_t, requires = "explain")]
+    format: explain::Format,
     /// Batch mode: bare input records: NDJSON, a JSON array (`.json`), Arrow IPC (`.arrow`, `.arrows`),
     /// Avro (`.avro`), Protobuf (`.pb`) or Parquet (`.parquet`).
     #[arg(long, value_name = "FILE")]
@@ -106,7 +110,9 @@ pub fn run(args: Args) -> Outcome {
     }
     let lines = request_lines(args.request.as_ref())?;
     if args.explain {
-        return explain::run(&set, lines);
+        let paths: Vec<(String, PathBuf)> =
+            sources.iter().map(|s| (s.bundle.contract().name.clone(), s.path.clone())).collect();
+        return explain::run(&set, &paths, lines, args.format);
     }
     evaluate_stream(&set, lines)
 }

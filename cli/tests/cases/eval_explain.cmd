@@ -1,1 +1,2 @@
 eval examples/contracts/acme.payments.transfer.yaml --request examples/requests/acme.payments.transfer.ndjson --explain --engine interp
+eval examples/contracts/acme.payments.transfer.yaml --request examples/requests/acme.payments.transfer.ndjson --explain --format json --engine jit

@@ -1,14 +1,15 @@
 //! `--explain`: the evaluation, then per rule whether it applied and
-//! fired, the value of each operand of its top-level `&&`/`||` chain, of
-//! the lets its condition reads, and of the window aggregates and scores
-//! it and those lets read.
+//! fired, the value of its condition and of each operand of its `&&`/`||`
+//! tree that evaluation reached (and of their own operands), of the lets
+//! its condition reads, and of the window aggregates and scores it and
+//! those lets read.
 
-use ir::RuleId;
+use ir::{ExprId, ExprKind, RuleId};
 
 use super::{Frame, Interpreter, Memo};
 use crate::program::context::Context;
 use crate::record_signals::Signals;
-use crate::result::{Evaluation, RuleTrace};
+use crate::result::{Condition, Evaluation, RuleTrace};
 use crate::semantics::budget::{Budget, OutOfTime};
 use crate::value::data::RecordRef;
 
@@ -41,16 +42,7 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
         };
         let mut conditions = Vec::new();
         if fired.is_some() {
-            let mut parts = vec![rule.when];
-            conjuncts(&self.p.contract, rule.when, &mut parts);
-            for part in parts {
-                let text = ir::print::expr(&self.p.contract, part);
-                let value = match self.eval(part.0) {
-                    Ok(v) => self.show(self.p.contract.expr(part).ty, &v),
-                    Err(f) => format!("error: {}", f.into_error()),
-                };
-                conditions.push((text, value));
-            }
+            self.condition(rule.when, true, &mut conditions);
         }
         let mut lets = Vec::new();
         let read = if fired.is_some() { lets_read(&self.p.contract, rule.when) } else { Vec::new() };
@@ -82,6 +74,43 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
     }
 }
 
+impl<'p: 'a, 'a> Frame<'p, 'a> {
+    /// `id` and, when it is `&&` or `||`, its operands, in the order
+    /// evaluation reaches them; `reached`: whether it did reach `id`.
+    fn condition(&mut self, id: ExprId, reached: bool, out: &mut Vec<Condition>) {
+        let c = &self.p.contract;
+        let text = ir::print::expr(c, id);
+        let value = reached.then(|| self.shown(id));
+        let kind = c.expr(id).kind.clone();
+        let mut operands = Vec::new();
+        if reached && !matches!(kind, ExprKind::And { .. } | ExprKind::Or { .. }) {
+            for child in kind.children() {
+                if !matches!(c.expr(child).kind, ExprKind::Const(_)) {
+                    operands.push((child, ir::print::expr(c, child), self.shown(child)));
+                }
+            }
+        }
+        out.push(Condition { expr: id, text, value, operands });
+        if let ExprKind::And { lhs, rhs } | ExprKind::Or { lhs, rhs } = kind {
+            // `&&` needs its right side when the left is true, `||` when
+            // it is false.
+            let and = matches!(kind, ExprKind::And { .. });
+            let first = out.len();
+            self.condition(lhs, reached, out);
+            let left = out[first].value.as_deref().map(|v| v == "true");
+            self.condition(rhs, reached && left == Some(and), out);
+        }
+    }
+
+    /// The value of `id`, as `--explain` shows values.
+    fn shown(&mut self, id: ExprId) -> String {
+        match self.eval(id.0) {
+            Ok(v) => self.show(self.p.contract.expr(id).ty, &v),
+            Err(f) => format!("error: {}", f.into_error()),
+        }
+    }
+}
+
 /// The window aggregates and scores the expressions `roots` read
 /// directly, in first-use order, each once. A score over a lambda's
 /// parameter has a value per element, not one to show: only the scores
@@ -107,16 +136,6 @@ fn signals_read(p: &crate::program::Program, roots: impl Iterator<Item = ir::Exp
         }
     }
     out
-}
-
-/// The operands of top-level `&&` and `||` chains under `root`.
-fn conjuncts(c: &ir::Contract, root: ir::ExprId, out: &mut Vec<ir::ExprId>) {
-    if let ir::ExprKind::And { lhs, rhs } | ir::ExprKind::Or { lhs, rhs } = &c.expr(root).kind {
-        for side in [*lhs, *rhs] {
-            out.push(side);
-            conjuncts(c, side, out);
-        }
-    }
 }
 
 /// The lets an expression reads directly, in first-use order.

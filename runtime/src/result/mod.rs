@@ -220,13 +220,28 @@ pub struct RuleTrace {
     pub applied: bool,
     /// `None` when the rule was not evaluated.
     pub fired: Option<Result<bool, String>>,
-    /// The rule's condition and its parts, with their values.
-    pub conditions: Vec<(String, String)>,
+    /// The rule's condition, then the operands of its `&&`/`||` tree in
+    /// the order evaluation reaches them.
+    pub conditions: Vec<Condition>,
     /// The lets the rule reads, with their values.
     pub lets: Vec<(String, String)>,
     /// The window aggregates and scores the rule and those lets read,
     /// with their values.
     pub signals: Vec<(String, String)>,
+}
+
+/// A condition or an operand of its `&&`/`||` tree, with its value.
+#[derive(Clone, PartialEq, Debug)]
+pub struct Condition {
+    pub expr: ir::ExprId,
+    /// The IR's text of it.
+    pub text: String,
+    /// Its value; `None` when `&&` or `||` did not need it.
+    pub value: Option<String>,
+    /// For an operand that is not itself `&&`/`||`: the values of its
+    /// own operands that are not constants (`amount` and `limit` of
+    /// `amount > limit`), as `(expression, IR text, value)`.
+    pub operands: Vec<(ir::ExprId, String, String)>,
 }
 
 /// An effect value's type, kept with the effect to convert it.
