@@ -280,6 +280,18 @@ fn a_session_as_an_editor_has_it() {
         edits[0]["newText"],
         "contract: acme.x\nversion: 1.0.0\n\ninput:\n  amount: decimal\n\nrules: []\n"
     );
+
+    // A column of a table's rows, looked up directly.
+    let column = good.replacen(
+        "when: amount_eur > limit.single",
+        "when: amount_eur > limits[source.kyc_level].single",
+        1,
+    );
+    client.change(URI, 6, &column);
+    assert_eq!(client.diagnostics(URI, 6), Vec::<Value>::new());
+    let place = json!({ "textDocument": { "uri": URI }, "position": position(&column, "].single", 0, 3) });
+    let shown = client.result("textDocument/hover", place)["contents"]["value"].clone();
+    assert!(shown.as_str().unwrap().contains("limits[…].single: decimal"), "{shown}");
     assert_eq!(client.stop(), Some(0));
 }
 

@@ -190,7 +190,9 @@ fn edit(rng: &mut Rng, text: &mut String) {
 fn edited_contracts_never_panic() {
     let sources: Vec<String> = contracts().iter().filter_map(|p| std::fs::read_to_string(p).ok()).collect();
     let mut formatted = 0;
-    for seed in 1..=3000u64 {
+    // `RULEC_FUZZ_SEEDS` runs more (the default keeps the suite quick).
+    let seeds = std::env::var("RULEC_FUZZ_SEEDS").ok().and_then(|n| n.parse().ok()).unwrap_or(3000u64);
+    for seed in 1..=seeds {
         let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15));
         let mut text = sources[rng.below(sources.len())].clone();
         for _ in 0..1 + rng.below(4) {

@@ -58,6 +58,13 @@ pub fn hover(
         }
         Kind::Model => format!("{}\nmodel (`score({path}, features)`)", code(path.clone())),
         Kind::Extern => format!("{}\nextern function", code(path)),
+        Kind::Column => {
+            let (table, column) = (&reference.path[1], &reference.path[2]);
+            let ty = column_type(contract, table, column)
+                .or_else(|| written(ast, text, kind, span))
+                .unwrap_or_else(|| "?".into());
+            format!("{}\ncolumn of table `{table}`", code(format!("{table}[…].{column}: {ty}")))
+        }
         Kind::Effect => format!(
             "{}\neffect",
             code(format!("{}: {}", reference.path[1], effect(ast, text, &reference.path[1])?))
@@ -85,9 +92,28 @@ fn source(text: &str, span: Span) -> &str {
     text.get(span.range()).unwrap_or_default().trim()
 }
 
+/// The type of a column of a table's rows, from the checked contract.
+fn column_type(contract: Option<&ir::Contract>, table: &str, column: &str) -> Option<String> {
+    let contract = contract?;
+    let ir::TableKind::Map { value, .. } = &contract.tables.iter().find(|t| t.name == table)?.kind else {
+        return None;
+    };
+    let ir::TypeKind::Record(fields) = contract.types.get(*value)? else { return None };
+    let field = fields.iter().find(|f| f.name == column)?;
+    Some(contract.types.display(field.ty).to_string())
+}
+
 /// A declaration's type as written, when the contract did not compile.
 fn written(ast: &Contract, text: &str, kind: Kind, span: Span) -> Option<String> {
     match kind {
+        Kind::Column => {
+            let columns = ast.tables.iter().filter_map(|t| match &t.kind {
+                frontend::ast::TableDeclKind::Map { value, .. } => symbols::record_fields(value),
+                _ => None,
+            });
+            let column = columns.flatten().find(|f| f.name.span == span)?;
+            Some(source(text, column.ty.span).to_string())
+        }
         Kind::Input => {
             let mut fields: Vec<&frontend::ast::FieldDecl> = ast.input.iter().collect();
             while let Some(f) = fields.pop() {

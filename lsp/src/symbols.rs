@@ -5,11 +5,14 @@
 //! let before an input field before a table.
 
 use frontend::Span;
-use frontend::ast::{Contract, Expr, ExprKind, FieldDecl, Template, TemplatePart, TypeExpr, TypeExprKind};
+use frontend::ast::{
+    Contract, Expr, ExprKind, FieldDecl, TableDeclKind, Template, TemplatePart, TypeExpr, TypeExprKind,
+};
 
 /// A name as the contract uses it. `path` is the names written (`["source",
-/// "country"]`); `["windows", w, a]`, `["rules", id]` and `["effects", e]`
-/// name a window's aggregate, a rule and an effect.
+/// "country"]`); `["windows", w, a]`, `["rules", id]`, `["effects", e]`
+/// and `["tables", t, c]` name a window's aggregate, a rule, an effect and
+/// a column of a table's rows.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Reference {
     pub path: Vec<String>,
@@ -57,6 +60,13 @@ fn in_expr(e: &Expr, offset: usize) -> Option<Reference> {
     match &e.kind {
         ExprKind::Name(name) => Some(Reference { path: vec![name.clone()], span: e.span, call: false }),
         ExprKind::Field { base, name } if covers(name.span, offset) => {
+            if let ExprKind::Index { base: table, .. } = &base.kind
+                && let ExprKind::Name(table) = &table.kind
+            {
+                // A column of a table's row: `limits[level].single`.
+                let path = vec!["tables".to_string(), table.clone(), name.value.clone()];
+                return Some(Reference { path, span: name.span, call: false });
+            }
             let mut path = path_of(base)?;
             path.push(name.value.clone());
             Some(Reference { path, span: name.span, call: false })
@@ -164,6 +174,8 @@ pub enum Kind {
     Aggregate,
     Rule,
     Effect,
+    /// A field of a table's value record.
+    Column,
 }
 
 /// What `path` names and where that is declared.
@@ -180,6 +192,12 @@ pub fn resolve(ast: &Contract, path: &[String]) -> Option<(Kind, Span)> {
                 }
                 None => Some((Kind::Window, window.name.span)),
             }
+        }
+        ("tables", Some(t)) => {
+            let table = ast.tables.iter().find(|x| &x.name.value == t)?;
+            let TableDeclKind::Map { value, .. } = &table.kind else { return None };
+            let column = record_fields(value)?.iter().find(|f| Some(&f.name.value) == path.get(2))?;
+            Some((Kind::Column, column.name.span))
         }
         ("rules", Some(id)) => ast.rules.iter().find(|r| &r.id.value == id).map(|r| (Kind::Rule, r.id.span)),
         ("effects", Some(e)) => {

@@ -101,7 +101,7 @@ fn comments_in(text: &str, from: usize, to: usize, out: &mut Vec<Comment>) {
             continue;
         }
         let line_start = text[..i].rfind('\n').map_or(0, |n| n + 1);
-        let line_end = text[i..].find('\n').map_or(text.len(), |n| i + n);
+        let line_end = text[i..].find(['\n', '\r']).map_or(text.len(), |n| i + n);
         out.push(Comment {
             text: text[i..line_end].trim_end().to_string(),
             column: text[line_start..i].chars().count(),

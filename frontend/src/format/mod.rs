@@ -24,12 +24,16 @@ pub use comments::Comment;
 /// `file`'s text in the canonical layout, or the diagnostics that stop it
 /// from being read (invalid YAML, refused constructs, a file too large).
 pub fn format(file: &SourceFile) -> Result<String, Vec<Diagnostic>> {
-    let root = read(file)?;
-    let text = file.text();
+    let original = read(file)?;
+    // YAML's line breaks are `\r\n`, `\r` and `\n`: one kind makes every
+    // later step simpler, and the check below compares with the original.
+    let lines = one_kind_of_break(file);
+    let root = read(&lines)?;
+    let text = lines.text();
     let attached = comments::attach(text, &root);
     let formatted = printer::Printer::new(text, &attached).document(&root);
     let before: Vec<String> = attached.all().map(|c| c.text.clone()).collect();
-    verify(&root, before, &formatted).map_err(|problem| {
+    verify(&original, before, &formatted).map_err(|problem| {
         vec![
             Diagnostic::error(
                 codes::INTERNAL,
@@ -47,15 +51,21 @@ pub fn format(file: &SourceFile) -> Result<String, Vec<Diagnostic>> {
 /// looking at a refused layout.
 #[doc(hidden)]
 pub fn unchecked(file: &SourceFile) -> Result<String, Vec<Diagnostic>> {
-    let root = read(file)?;
-    let attached = comments::attach(file.text(), &root);
-    Ok(printer::Printer::new(file.text(), &attached).document(&root))
+    let lines = one_kind_of_break(file);
+    let root = read(&lines)?;
+    let attached = comments::attach(lines.text(), &root);
+    Ok(printer::Printer::new(lines.text(), &attached).document(&root))
 }
 
 /// Every comment of `file`, in file order.
 pub fn comments_of(file: &SourceFile) -> Result<Vec<Comment>, Vec<Diagnostic>> {
     let root = read(file)?;
     Ok(comments::scan(file.text(), &root))
+}
+
+/// `file` with every line break a `\n`.
+fn one_kind_of_break(file: &SourceFile) -> SourceFile {
+    SourceFile::new(file.name(), file.text().replace("\r\n", "\n").replace('\r', "\n"))
 }
 
 fn read(file: &SourceFile) -> Result<Node, Vec<Diagnostic>> {

@@ -138,7 +138,7 @@ impl<'a> Printer<'a> {
     /// `key: value`, the value on the same line or in a block below.
     fn entry(&mut self, key: &Node, value: &Node, indent: usize, place: Place) {
         let key_text = match key.as_scalar() {
-            Some(s) => scalar::single_line(key, s, self.source(key), Context::Block)
+            Some(s) => scalar::single_line(s, self.source(key), Context::Block)
                 .unwrap_or_else(|| self.source(key).to_string()),
             None => self.source(key).to_string(),
         };
@@ -208,18 +208,26 @@ impl<'a> Printer<'a> {
             self.push(join(&head, &block_header(self.text, node, scalar)));
             key.into_iter().for_each(|k| self.beside(k));
             let keep = block_header(self.text, node, scalar).contains('+');
-            let content = &self.text[line_start(self.text, node.span.start as usize)..node.span.end as usize];
+            let content = &self.text[block_content_start(self.text, node)..node.span.end as usize];
             for line in scalar::block_lines(content, &scalar.value, keep, child_indent) {
                 self.push(line);
             }
+            // Nothing can stand beside a block's last line (it would be
+            // text): a comment there goes on a line of its own.
+            let after = self.comments.beside.get(&id(node, false)).cloned().unwrap_or_default();
+            self.comment_lines(&after, indent);
             return;
         }
         let block = matches!(scalar.style, Style::Literal | Style::Folded);
-        let single = block || !scalar::multi_line(scalar, source);
+        // Plain text on several lines that would not read back plain.
+        let odd = scalar.style == Style::Plain && !scalar::plain_shape(&scalar.value, Context::Block);
+        let single = block || odd || !scalar::multi_line(scalar, source);
         let text = match scalar.style {
             Style::Literal | Style::Folded => "\"\"".to_string(),
-            _ if single => scalar::single_line(node, scalar, source, Context::Block)
-                .unwrap_or_else(|| source.to_string()),
+            Style::Plain if odd && !scalar.value.is_empty() => scalar::double_quoted(&scalar.value),
+            _ if single => {
+                scalar::single_line(scalar, source, Context::Block).unwrap_or_else(|| source.to_string())
+            }
             _ => String::new(),
         };
         if keyed_comment || (!single && head.is_empty()) {
@@ -228,7 +236,9 @@ impl<'a> Printer<'a> {
                 key.into_iter().for_each(|k| self.beside(k));
             }
             let at = if head.is_empty() { indent } else { child_indent };
-            self.value_lines(source, &text, single, at);
+            if !(single && text.is_empty()) {
+                self.value_lines(source, &text, single, at);
+            }
         } else if single && text.is_empty() {
             self.push(head);
         } else if single {
@@ -257,7 +267,7 @@ impl<'a> Printer<'a> {
         match &node.kind {
             NodeKind::Scalar(s) if s.style == Style::Plain && s.value.is_empty() => None,
             NodeKind::Scalar(s) if scalar::multi_line(s, self.source(node)) => None,
-            NodeKind::Scalar(s) => scalar::single_line(node, s, self.source(node), Context::Flow),
+            NodeKind::Scalar(s) => scalar::single_line(s, self.source(node), Context::Flow),
             _ if depth >= FLOW_DEPTH => None,
             NodeKind::Seq(items) if items.is_empty() => Some("[]".into()),
             NodeKind::Map(pairs) if pairs.is_empty() => Some("{}".into()),
@@ -305,6 +315,15 @@ fn first_entry(root: &Node) -> Id {
 
 fn line_start(text: &str, offset: usize) -> usize {
     text[..offset].rfind('\n').map_or(0, |n| n + 1)
+}
+
+/// Where a block scalar's lines start: the line after its header (its
+/// span starts at its first line with text; blank lines before it are
+/// part of the value).
+fn block_content_start(text: &str, node: &Node) -> usize {
+    let content = line_start(text, node.span.start as usize);
+    let header_end = text[..content.saturating_sub(1)].trim_end().len();
+    text[header_end..].find('\n').map_or(content, |n| header_end + n + 1).min(content)
 }
 
 /// A block scalar's header as `rulec fmt` writes it: its indicator, an

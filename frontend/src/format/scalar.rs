@@ -2,7 +2,7 @@
 //! back as the same string, the author's quotes where it needs them, and
 //! multi-line scalars line by line at their new indentation.
 
-use crate::tree::{Node, Scalar, Style};
+use crate::tree::{Scalar, Style};
 
 /// What YAML 1.2's core schema makes of a scalar: quoted ones are strings,
 /// plain ones may be null, a boolean or a number.
@@ -78,6 +78,14 @@ pub enum Context {
 /// Whether `text` can be written plain in `context` and read back as the
 /// same string: no quoting needed.
 pub fn plain_safe(text: &str, context: Context) -> bool {
+    plain_shape(text, context) && plain_reading(text) == Reading::Str && !yaml11_typed(text)
+}
+
+/// Whether `text` written plain in `context` reads back as one plain
+/// scalar with this text (whatever type YAML then gives it).
+/// saphyr-parser reads some text plain that YAML does not allow so (a
+/// `|2` inside `{ }`); such text is written quoted.
+pub fn plain_shape(text: &str, context: Context) -> bool {
     let Some(first) = text.chars().next() else { return false };
     let printable = text.chars().all(|c| c == ' ' || (!c.is_control() && !c.is_whitespace()));
     let flow_indicator = |c: char| matches!(c, ',' | '[' | ']' | '{' | '}');
@@ -98,8 +106,6 @@ pub fn plain_safe(text: &str, context: Context) -> bool {
         && !text.starts_with("---")
         && !text.starts_with("...")
         && (context == Context::Block || !text.chars().any(flow_indicator))
-        && plain_reading(text) == Reading::Str
-        && !yaml11_typed(text)
 }
 
 /// Whether YAML 1.1 tools (PyYAML, older editors) would read this plain
@@ -118,21 +124,26 @@ fn yaml11_typed(text: &str) -> bool {
 /// A single-line scalar as `rulec fmt` writes it in `context`, or `None`
 /// when it cannot be written there (plain text that needs the block
 /// context). `source` is the scalar's text in the file.
-pub fn single_line(node: &Node, scalar: &Scalar, source: &str, context: Context) -> Option<String> {
+pub fn single_line(scalar: &Scalar, source: &str, context: Context) -> Option<String> {
     match scalar.style {
         Style::Plain if context == Context::Flow && scalar.value.chars().any(|c| ",[]{}".contains(c)) => None,
         // A plain scalar on one line is its text (saphyr's span of an
         // empty one can cover the bracket after it).
-        Style::Plain => Some(scalar.value.clone()),
+        Style::Plain if scalar.value.is_empty() || plain_shape(&scalar.value, context) => {
+            Some(scalar.value.clone())
+        }
+        Style::Plain => Some(double_quoted(&scalar.value)),
         Style::SingleQuoted | Style::DoubleQuoted if plain_safe(&scalar.value, context) => {
             Some(scalar.value.clone())
         }
         Style::SingleQuoted | Style::DoubleQuoted => Some(source.to_string()),
-        Style::Literal | Style::Folded => {
-            debug_assert!(node.span.is_empty() || source.contains('\n'));
-            None
-        }
+        Style::Literal | Style::Folded => None,
     }
+}
+
+/// `text` as a double-quoted YAML string (JSON's escapes are YAML's).
+pub fn double_quoted(text: &str) -> String {
+    serde_json::to_string(text).expect("a string is JSON")
 }
 
 /// Whether the scalar's text spans several lines of the file (block

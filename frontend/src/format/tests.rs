@@ -24,4 +24,6 @@ fn odd_but_valid_yaml_keeps_its_meaning() {
     assert_eq!(fmt("a: 1\r\nb: [x]  # c\r\n"), "a: 1\nb: [x]  # c\n");
     assert_eq!(fmt("a: {x: 1, # c\n  y: 2}\n"), "a:\n  x: 1    # c\n  y: 2\n");
     assert_eq!(fmt("- - x\n  - y\n-\n"), "- [x, y]\n-\n");
+    assert_eq!(fmt("h: # c\nz: 1\n"), "h: # c\nz: 1\n");
+    assert_eq!(fmt("# a\r: b\nc: 1\n"), "# a\n: b\nc: 1\n", "a lone CR ends a line");
 }

@@ -146,7 +146,8 @@ impl<'f> Reader<'f> {
                 };
                 let span = match style {
                     Style::SingleQuoted | Style::DoubleQuoted => self.quoted(span, style),
-                    _ => span,
+                    Style::Literal | Style::Folded => self.block(span),
+                    Style::Plain => span,
                 };
                 let node = Node { span, kind: NodeKind::Scalar(Scalar { value: value.into_owned(), style }) };
                 self.push_node(node)
@@ -200,6 +201,17 @@ impl<'f> Reader<'f> {
                 (Style::SingleQuoted, '\'') => return Span::new(start, start + at + 1),
                 _ => {}
             }
+        }
+        span
+    }
+
+    /// A block scalar's span ends with its last line (saphyr's runs on
+    /// over the next line's indentation).
+    fn block(&self, span: Span) -> Span {
+        let text = &self.file.text()[span.range()];
+        let kept = text.trim_end_matches([' ', '\t']);
+        if kept.ends_with('\n') || kept.is_empty() {
+            return Span::new(span.start as usize, span.start as usize + kept.len());
         }
         span
     }
