@@ -97,7 +97,9 @@ pub fn report(contract: &ir::Contract, path: &Path, tests: &[TestCoverage]) -> R
             no,
             both_ways: true,
         });
-        let operands = covered.first().map_or(&[][..], |c| &c.conditions[i][..]);
+        // The operands, from a test that evaluated the rule.
+        let operands =
+            covered.iter().map(|c| &c.conditions[i][..]).find(|o| !o.is_empty()).unwrap_or_default();
         if operands.len() < 2 {
             continue;
         }
