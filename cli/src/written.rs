@@ -8,6 +8,7 @@ use std::path::Path;
 
 use frontend::Span;
 use frontend::ast::{self, BinaryOp, Expr, ExprKind};
+use runtime::contract_set::walk::FileKind;
 
 pub struct Written {
     pub text: String,
@@ -17,7 +18,7 @@ pub struct Written {
 impl Written {
     /// The contract at `path`, when it is YAML that parses.
     pub fn read(path: &Path) -> Option<Written> {
-        if !matches!(path.extension().and_then(|e| e.to_str()), Some("yaml" | "yml")) {
+        if FileKind::of(path) != Some(FileKind::Contract) {
             return None;
         }
         let text = std::fs::read_to_string(path).ok()?;

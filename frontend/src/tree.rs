@@ -67,7 +67,7 @@ impl Node {
 
     /// Whether this is YAML's null: an empty plain scalar, `~` or `null`.
     pub fn is_null(&self) -> bool {
-        matches!(&self.kind, NodeKind::Scalar(s) if s.style == Style::Plain && matches!(s.value.as_str(), "" | "~" | "null" | "Null" | "NULL"))
+        matches!(&self.kind, NodeKind::Scalar(s) if s.style == Style::Plain && is_null_text(&s.value))
     }
 
     /// What kind of node this is, for messages.
@@ -79,4 +79,9 @@ impl Node {
             NodeKind::Map(_) => "a mapping",
         }
     }
+}
+
+/// Whether a plain scalar with this text is YAML's null.
+pub fn is_null_text(text: &str) -> bool {
+    matches!(text, "" | "~" | "null" | "Null" | "NULL")
 }

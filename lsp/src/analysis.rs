@@ -79,40 +79,35 @@ pub fn to_lsp(d: &frontend::Diagnostic, index: &LineIndex<'_>, uri: &Uri) -> Dia
 /// The type of the value `path` names, from the checked contract: a let
 /// or an input field, then fields of records.
 pub fn type_of(contract: &ir::Contract, path: &[String]) -> Option<String> {
+    type_id(contract, path).map(|ty| contract.types.display(ty).to_string())
+}
+
+fn type_id(contract: &ir::Contract, path: &[String]) -> Option<ir::TypeId> {
     let first = path.first()?;
     let start = match contract.lets.iter().find(|l| &l.name == first) {
         Some(l) => l.ty,
         None => field(contract, contract.input, first)?,
     };
-    let ty = path[1..].iter().try_fold(start, |ty, name| field(contract, ty, name))?;
-    Some(contract.types.display(ty).to_string())
+    path[1..].iter().try_fold(start, |ty, name| field(contract, ty, name))
 }
 
 /// The type of field `name` of the record `ty` (through an optional).
-fn field(contract: &ir::Contract, ty: ir::TypeId, name: &str) -> Option<ir::TypeId> {
-    match contract.types.get(ty)? {
-        ir::TypeKind::Record(fields) => fields.iter().find(|f| f.name == name).map(|f| f.ty),
-        ir::TypeKind::Optional(inner) => field(contract, *inner, name),
-        _ => None,
+pub fn field(contract: &ir::Contract, ty: ir::TypeId, name: &str) -> Option<ir::TypeId> {
+    let fields = contract.types.record_fields(present(contract, ty))?;
+    fields.iter().find(|f| f.name == name).map(|f| f.ty)
+}
+
+/// `ty` without its optional wrappers.
+fn present(contract: &ir::Contract, mut ty: ir::TypeId) -> ir::TypeId {
+    while let Some(inner) = contract.types.optional_inner(ty) {
+        ty = inner;
     }
+    ty
 }
 
 /// The names of the fields of the value `path` names, for completion.
 pub fn fields_of(contract: &ir::Contract, path: &[String]) -> Vec<(String, String)> {
-    let first = &path[0];
-    let start = match contract.lets.iter().find(|l| &l.name == first) {
-        Some(l) => Some(l.ty),
-        None => field(contract, contract.input, first),
-    };
-    let ty = start.and_then(|ty| path[1..].iter().try_fold(ty, |ty, name| field(contract, ty, name)));
-    let mut ty = ty;
-    while let Some(ir::TypeKind::Optional(inner)) = ty.and_then(|t| contract.types.get(t)) {
-        ty = Some(*inner);
-    }
-    match ty.and_then(|t| contract.types.get(t)) {
-        Some(ir::TypeKind::Record(fields)) => {
-            fields.iter().map(|f| (f.name.clone(), contract.types.display(f.ty).to_string())).collect()
-        }
-        _ => Vec::new(),
-    }
+    let fields = type_id(contract, path).and_then(|ty| contract.types.record_fields(present(contract, ty)));
+    let shown = |f: &ir::FieldDef| (f.name.clone(), contract.types.display(f.ty).to_string());
+    fields.map(|fields| fields.iter().map(shown).collect()).unwrap_or_default()
 }

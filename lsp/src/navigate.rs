@@ -98,9 +98,8 @@ fn column_type(contract: Option<&ir::Contract>, table: &str, column: &str) -> Op
     let ir::TableKind::Map { value, .. } = &contract.tables.iter().find(|t| t.name == table)?.kind else {
         return None;
     };
-    let ir::TypeKind::Record(fields) = contract.types.get(*value)? else { return None };
-    let field = fields.iter().find(|f| f.name == column)?;
-    Some(contract.types.display(field.ty).to_string())
+    let ty = crate::analysis::field(contract, *value, column)?;
+    Some(contract.types.display(ty).to_string())
 }
 
 /// A declaration's type as written, when the contract did not compile.

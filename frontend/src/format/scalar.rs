@@ -2,7 +2,7 @@
 //! back as the same string, the author's quotes where it needs them, and
 //! multi-line scalars line by line at their new indentation.
 
-use crate::tree::{Scalar, Style};
+use crate::tree::{Scalar, Style, is_null_text};
 
 /// What YAML 1.2's core schema makes of a scalar: quoted ones are strings,
 /// plain ones may be null, a boolean or a number.
@@ -27,8 +27,10 @@ pub fn reading(scalar: &Scalar) -> Reading {
 /// What a plain scalar with this text reads as. YAML 1.1's `yes`, `no`,
 /// `on`, `off` count as booleans: other YAML tools still read them so.
 fn plain_reading(text: &str) -> Reading {
+    if is_null_text(text) {
+        return Reading::Null;
+    }
     match text {
-        "" | "~" | "null" | "Null" | "NULL" => return Reading::Null,
         "true" | "True" | "TRUE" | "false" | "False" | "FALSE" => return Reading::Bool,
         _ => {}
     }

@@ -6,6 +6,7 @@
 
 use ir::{ExprId, ExprKind, RuleId};
 
+use super::explain::is_junction;
 use super::{Frame, Interpreter, Memo};
 use crate::program::context::Context;
 use crate::record_signals::Signals;
@@ -43,7 +44,7 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
             };
             let mut parts = Vec::new();
             if outcome.is_some() {
-                self.operands(c.rules[i].when, true, &mut parts);
+                parts = self.operands(c.rules[i].when);
                 reached.extend(parts.iter().filter(|(_, v)| v.is_some()).map(|(e, _)| *e));
             }
             if outcome == Some(true) {
@@ -83,31 +84,22 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
         coverage
     }
 
-    /// The leaves of the `&&`/`||` tree at `id`, each with its value when
-    /// the evaluation reached it (`reached`), as `&&` and `||` do.
-    fn operands(&mut self, id: ExprId, reached: bool, out: &mut Vec<(ExprId, Option<bool>)>) {
-        let kind = self.p.contract.expr(id).kind.clone();
-        match kind {
-            ExprKind::And { lhs, rhs } | ExprKind::Or { lhs, rhs } => {
-                // `&&` reaches its right side when the left is true, `||`
-                // when it is false.
-                let and = matches!(self.p.contract.expr(id).kind, ExprKind::And { .. });
-                self.operands(lhs, reached, out);
-                let left = if reached { self.truth(lhs) } else { None };
-                self.operands(rhs, reached && left == Some(and), out);
-            }
-            _ => {
-                let value = if reached { self.truth(id) } else { None };
-                out.push((id, value));
-            }
-        }
-    }
-
-    fn truth(&mut self, id: ExprId) -> Option<bool> {
-        match self.eval(id.0) {
-            Ok(Value::Bool(b)) => Some(b),
-            _ => None,
-        }
+    /// The operands of the `&&`/`||` tree at `root` that are not
+    /// themselves `&&`/`||`, each with its value when evaluation reached it.
+    fn operands(&mut self, root: ExprId) -> Vec<(ExprId, Option<bool>)> {
+        let tree = self.short_circuit(root);
+        let leaves = tree.into_iter().filter(|(id, _)| !is_junction(&self.p.contract.expr(*id).kind));
+        leaves
+            .map(|(id, value)| {
+                (
+                    id,
+                    match value {
+                        Some(Ok(Value::Bool(b))) => Some(b),
+                        _ => None,
+                    },
+                )
+            })
+            .collect()
     }
 
     /// The rows the lookups under `roots` found (a lookup inside a lambda,

@@ -11,6 +11,8 @@ use crate::program::context::Context;
 use crate::record_signals::Signals;
 use crate::result::{Condition, Evaluation, RuleTrace};
 use crate::semantics::budget::{Budget, OutOfTime};
+use crate::semantics::error::Fault;
+use crate::value::Value;
 use crate::value::data::RecordRef;
 
 impl<'p> Interpreter<'p> {
@@ -42,7 +44,7 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
         };
         let mut conditions = Vec::new();
         if fired.is_some() {
-            self.condition(rule.when, true, &mut conditions);
+            conditions = self.conditions(rule.when);
         }
         let mut lets = Vec::new();
         let read = if fired.is_some() { lets_read(&self.p.contract, rule.when) } else { Vec::new() };
@@ -75,40 +77,71 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
 }
 
 impl<'p: 'a, 'a> Frame<'p, 'a> {
-    /// `id` and, when it is `&&` or `||`, its operands, in the order
-    /// evaluation reaches them; `reached`: whether it did reach `id`.
-    fn condition(&mut self, id: ExprId, reached: bool, out: &mut Vec<Condition>) {
+    /// The rule condition `root` and the operands of its `&&`/`||` tree,
+    /// depth first, with their values.
+    fn conditions(&mut self, root: ExprId) -> Vec<Condition> {
         let c = &self.p.contract;
-        let text = ir::print::expr(c, id);
-        let value = reached.then(|| self.shown(id));
-        let kind = c.expr(id).kind.clone();
-        let mut operands = Vec::new();
-        if reached && !matches!(kind, ExprKind::And { .. } | ExprKind::Or { .. }) {
-            for child in kind.children() {
-                if !matches!(c.expr(child).kind, ExprKind::Const(_)) {
-                    operands.push((child, ir::print::expr(c, child), self.shown(child)));
+        let mut out = Vec::new();
+        for (id, value) in self.short_circuit(root) {
+            let kind = &c.expr(id).kind;
+            let mut operands = Vec::new();
+            if value.is_some() && !is_junction(kind) {
+                for child in kind.children() {
+                    if !matches!(c.expr(child).kind, ExprKind::Const(_)) {
+                        operands.push((child, ir::print::expr(c, child), self.shown(child)));
+                    }
                 }
             }
+            let value = value.map(|v| self.rendered(id, v));
+            out.push(Condition { expr: id, text: ir::print::expr(c, id), value, operands });
         }
-        out.push(Condition { expr: id, text, value, operands });
+        out
+    }
+
+    /// `root` and, when it is `&&` or `||`, its operands, depth first, each
+    /// with its value when short-circuit evaluation reaches it (`&&` needs
+    /// its right side when the left is true, `||` when it is false): the one
+    /// walk `--explain` and `rulec test --coverage` share.
+    pub(super) fn short_circuit(&mut self, root: ExprId) -> Vec<(ExprId, Option<Result<Value<'a>, Fault>>)> {
+        let mut out = Vec::new();
+        self.junctions(root, true, &mut out);
+        out
+    }
+
+    fn junctions(
+        &mut self,
+        id: ExprId,
+        reached: bool,
+        out: &mut Vec<(ExprId, Option<Result<Value<'a>, Fault>>)>,
+    ) {
+        let kind = self.p.contract.expr(id).kind.clone();
+        out.push((id, reached.then(|| self.eval(id.0))));
         if let ExprKind::And { lhs, rhs } | ExprKind::Or { lhs, rhs } = kind {
-            // `&&` needs its right side when the left is true, `||` when
-            // it is false.
             let and = matches!(kind, ExprKind::And { .. });
-            let first = out.len();
-            self.condition(lhs, reached, out);
-            let left = out[first].value.as_deref().map(|v| v == "true");
-            self.condition(rhs, reached && left == Some(and), out);
+            let left = out.len();
+            self.junctions(lhs, reached, out);
+            let right = matches!(out[left].1, Some(Ok(Value::Bool(b))) if b == and);
+            self.junctions(rhs, right, out);
         }
     }
 
     /// The value of `id`, as `--explain` shows values.
     fn shown(&mut self, id: ExprId) -> String {
-        match self.eval(id.0) {
+        let value = self.eval(id.0);
+        self.rendered(id, value)
+    }
+
+    fn rendered(&self, id: ExprId, value: Result<Value<'a>, Fault>) -> String {
+        match value {
             Ok(v) => self.show(self.p.contract.expr(id).ty, &v),
             Err(f) => format!("error: {}", f.into_error()),
         }
     }
+}
+
+/// Whether `kind` is `&&` or `||`.
+pub(super) fn is_junction(kind: &ExprKind) -> bool {
+    matches!(kind, ExprKind::And { .. } | ExprKind::Or { .. })
 }
 
 /// The window aggregates and scores the expressions `roots` read
