@@ -191,8 +191,15 @@ proptest! {
         let mut bytes = bundle.to_json();
         let at = position % bytes.len();
         if truncate {
+            // Cutting only the trailing newline leaves the same document.
+            let cut_content = bytes[at..].iter().any(|b| !b.is_ascii_whitespace());
             bytes.truncate(at);
-            prop_assert!(ir::Bundle::from_json(&bytes).is_err());
+            let loaded = ir::Bundle::from_json(&bytes);
+            if cut_content {
+                prop_assert!(loaded.is_err());
+            } else {
+                prop_assert_eq!(loaded.map(|b| b.hash().to_string()).ok(), Some(bundle.hash().to_string()));
+            }
         } else {
             let original = bytes[at];
             bytes[at] = byte;
