@@ -108,8 +108,12 @@ impl Client {
     }
 
     fn initialize(&mut self) -> Value {
-        let result =
-            self.result("initialize", json!({ "processId": null, "rootUri": null, "capabilities": {} }));
+        self.initialize_with(json!({}))
+    }
+
+    fn initialize_with(&mut self, capabilities: Value) -> Value {
+        let params = json!({ "processId": null, "rootUri": null, "capabilities": capabilities });
+        let result = self.result("initialize", params);
         self.notify("initialized", json!({}));
         result
     }
@@ -170,10 +174,19 @@ fn transfer() -> String {
 /// The position (0-based line, UTF-16 column) of the `nth` occurrence of
 /// `needle` in `text`, plus `delta` columns.
 fn position(text: &str, needle: &str, nth: usize, delta: usize) -> Value {
+    position_in(text, needle, nth, delta, utf16)
+}
+
+/// As [`position`], the column counted in `units` of the line before it.
+fn position_in(text: &str, needle: &str, nth: usize, delta: usize, units: fn(&str) -> usize) -> Value {
     let at = text.match_indices(needle).nth(nth).unwrap_or_else(|| panic!("{needle} #{nth}")).0;
     let line = text[..at].matches('\n').count();
-    let column = text[text[..at].rfind('\n').map_or(0, |n| n + 1)..at].encode_utf16().count() + delta;
+    let column = units(&text[text[..at].rfind('\n').map_or(0, |n| n + 1)..at]) + delta;
     json!({ "line": line, "character": column })
+}
+
+fn utf16(text: &str) -> usize {
+    text.encode_utf16().count()
 }
 
 fn at(text: &str, needle: &str, nth: usize) -> Value {
@@ -293,6 +306,52 @@ fn a_session_as_an_editor_has_it() {
     let shown = client.result("textDocument/hover", place)["contents"]["value"].clone();
     assert!(shown.as_str().unwrap().contains("limits[…].single: decimal"), "{shown}");
     assert_eq!(client.stop(), Some(0));
+}
+
+/// Columns are counted in UTF-8 when the client offers it, else UTF-32,
+/// else UTF-16, in both directions: diagnostics and hover ranges it sends,
+/// positions it is sent. The line holds characters of 2, 3 and 4 bytes
+/// (one and two UTF-16 units) before the names looked at.
+#[test]
+fn columns_are_counted_in_the_encoding_the_client_asks_for() {
+    let text = transfer().replacen(
+        "when: amount_eur > limit.single",
+        "when: source.country != \"é€😀\" && amount_eurr > limit.single",
+        1,
+    );
+    let bytes: fn(&str) -> usize = str::len;
+    let chars: fn(&str) -> usize = |s| s.chars().count();
+    for (offered, chosen, units) in [
+        (json!(["utf-16", "utf-8"]), "utf-8", bytes),
+        (json!(["ebcdic", "utf-32"]), "utf-32", chars),
+        (json!(["ebcdic"]), "utf-16", utf16),
+        (json!("utf-8"), "utf-16", utf16),
+    ] {
+        let mut client = Client::start();
+        let general = json!({ "general": { "positionEncodings": offered } });
+        let result = client.initialize_with(general);
+        assert_eq!(result["capabilities"]["positionEncoding"], chosen, "{offered}");
+        client.open(URI, &text);
+        let diagnostics = client.diagnostics(URI, 1);
+        assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
+        assert_eq!(
+            diagnostics[0]["range"]["start"],
+            position_in(&text, "amount_eurr", 0, 0, units),
+            "{chosen}"
+        );
+        assert_eq!(
+            diagnostics[0]["range"]["end"],
+            position_in(&text, " > limit.single", 0, 0, units),
+            "{chosen}"
+        );
+        let place = json!({ "textDocument": { "uri": URI }, "position": position_in(&text, "limit.single", 0, 8, units) });
+        let hover = client.result("textDocument/hover", place);
+        assert!(hover["contents"]["value"].as_str().unwrap().contains("limit.single"), "{chosen}: {hover}");
+        // The field's name, to the end of the line.
+        let range = json!({ "start": position_in(&text, "limit.single", 0, 6, units), "end": position_in(&text, "\n", 70, 0, units) });
+        assert_eq!(hover["range"], range, "{chosen}: {hover}");
+        assert_eq!(client.stop(), Some(0));
+    }
 }
 
 #[test]

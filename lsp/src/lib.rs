@@ -26,15 +26,16 @@ mod transport;
 use std::io::{self, BufReader};
 
 use lsp_types::{
-    CompletionOptions, HoverProviderCapability, InitializeResult, OneOf, PositionEncodingKind,
-    ServerCapabilities, ServerInfo, TextDocumentSyncCapability, TextDocumentSyncKind,
+    CompletionOptions, HoverProviderCapability, InitializeResult, OneOf, ServerCapabilities, ServerInfo,
+    TextDocumentSyncCapability, TextDocumentSyncKind,
 };
 
-/// What the server does, for `initialize`.
-fn capabilities() -> InitializeResult {
+/// What the server does, for `initialize`, with the column encoding it
+/// chose from the client's.
+fn capabilities(encoding: position::Encoding) -> InitializeResult {
     InitializeResult {
         capabilities: ServerCapabilities {
-            position_encoding: Some(PositionEncodingKind::UTF16),
+            position_encoding: Some(encoding.kind()),
             text_document_sync: Some(TextDocumentSyncCapability::Kind(TextDocumentSyncKind::FULL)),
             hover_provider: Some(HoverProviderCapability::Simple(true)),
             definition_provider: Some(OneOf::Left(true)),

@@ -20,7 +20,7 @@ use lsp_types::{
 use serde_json::Value;
 
 use crate::analysis::{self, Analysis};
-use crate::position::LineIndex;
+use crate::position::{Encoding, LineIndex};
 use crate::transport::{self, Frame};
 use crate::{capabilities, complete, navigate, symbols};
 
@@ -66,11 +66,13 @@ pub struct Server<W: Write> {
     output: W,
     state: State,
     documents: HashMap<String, Document>,
+    /// How positions count columns, agreed at `initialize`.
+    encoding: Encoding,
 }
 
 impl<W: Write> Server<W> {
     pub fn new(output: W) -> Self {
-        Server { output, state: State::Uninitialized, documents: HashMap::new() }
+        Server { output, state: State::Uninitialized, documents: HashMap::new(), encoding: Encoding::Utf16 }
     }
 
     /// Serves until `exit` or the end of the input; `Ok(true)` when the
@@ -121,7 +123,8 @@ impl<W: Write> Server<W> {
         let response = match (&self.state, request.method.as_str()) {
             (State::Uninitialized, "initialize") => {
                 self.state = State::Running;
-                Response::new_ok(id, capabilities())
+                self.encoding = negotiate(&request.params);
+                Response::new_ok(id, capabilities(self.encoding))
             }
             (State::Uninitialized, _) => {
                 Response::new_err(id, ErrorCode::ServerNotInitialized as i32, "initialize first".into())
@@ -241,7 +244,7 @@ impl<W: Write> Server<W> {
             let version = document.version;
             let uri = document.uri.clone();
             let text = document.text.clone();
-            let index = LineIndex::new(&text);
+            let index = LineIndex::new(&text, self.encoding);
             let analysis = document.analyse();
             let diagnostics =
                 analysis.diagnostics.iter().map(|d| analysis::to_lsp(d, &index, &uri)).collect();
@@ -256,18 +259,19 @@ impl<W: Write> Server<W> {
     /// The document at `uri` analysed, and the byte offset of `position`.
     fn at(&mut self, uri: &Uri, position: Position) -> Option<(&mut Document, usize)> {
         let document = self.documents.get_mut(uri.as_str())?;
-        let offset = LineIndex::new(&document.text).offset(position);
+        let offset = LineIndex::new(&document.text, self.encoding).offset(position);
         document.analyse();
         Some((document, offset))
     }
 
     fn hover(&mut self, uri: &Uri, position: Position) -> Option<Value> {
+        let encoding = self.encoding;
         let (document, offset) = self.at(uri, position)?;
         let ast = document.analysis.as_ref()?.ast.as_ref()?;
         let reference = symbols::at(ast, offset)?;
         let contract = document.last_contract.as_deref();
         let markdown = navigate::hover(ast, contract, &document.text, &reference)?;
-        let index = LineIndex::new(&document.text);
+        let index = LineIndex::new(&document.text, encoding);
         let hover = Hover {
             contents: HoverContents::Markup(MarkupContent { kind: MarkupKind::Markdown, value: markdown }),
             range: Some(index.range(reference.span.start as usize, reference.span.end as usize)),
@@ -276,10 +280,11 @@ impl<W: Write> Server<W> {
     }
 
     fn definition(&mut self, uri: &Uri, position: Position) -> Option<Value> {
+        let encoding = self.encoding;
         let (document, offset) = self.at(uri, position)?;
         let ast = document.analysis.as_ref()?.ast.as_ref()?;
         let span = navigate::definition(ast, &symbols::at(ast, offset)?)?;
-        let range = LineIndex::new(&document.text).range(span.start as usize, span.end as usize);
+        let range = LineIndex::new(&document.text, encoding).range(span.start as usize, span.end as usize);
         serde_json::to_value(Location::new(document.uri.clone(), range)).ok()
     }
 
@@ -300,12 +305,20 @@ impl<W: Write> Server<W> {
         let formatted = frontend::format::format(&file).ok().filter(|f| *f != document.text);
         let edits: Vec<TextEdit> = formatted
             .map(|new_text| {
-                let end = LineIndex::new(&document.text).position(document.text.len());
+                let end = LineIndex::new(&document.text, self.encoding).position(document.text.len());
                 vec![TextEdit::new(Range::new(Position::new(0, 0), end), new_text)]
             })
             .unwrap_or_default();
         serde_json::to_value(edits).ok()
     }
+}
+
+/// The column encoding for `initialize`'s parameters, from the client's
+/// `general.positionEncodings` (UTF-16 when they name none the server
+/// knows, or are not what the protocol says).
+fn negotiate(params: &Value) -> Encoding {
+    let offered = params.pointer("/capabilities/general/positionEncodings").and_then(Value::as_array);
+    Encoding::negotiate(offered.into_iter().flatten().filter_map(Value::as_str))
 }
 
 /// The file a `file://` URI names (percent-decoded); for another scheme,
