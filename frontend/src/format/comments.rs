@@ -52,15 +52,6 @@ impl Attached {
         let (start, end) = (node.span.start, node.span.end);
         self.targets.iter().any(|&t| t != own && t.0 >= start && t.1 <= end)
     }
-
-    /// Every comment, in no particular order: for checking that none is lost.
-    pub fn all(&self) -> impl Iterator<Item = &Comment> {
-        self.header
-            .iter()
-            .chain(self.above.values().flatten())
-            .chain(self.beside.values().flatten())
-            .chain(self.after.values().flatten())
-    }
 }
 
 /// Every comment in `text`, whose tree is `root`, in file order.

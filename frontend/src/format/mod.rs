@@ -27,12 +27,12 @@ pub fn format(file: &SourceFile) -> Result<String, Vec<Diagnostic>> {
     let original = read(file)?;
     // YAML's line breaks are `\r\n`, `\r` and `\n`: one kind makes every
     // later step simpler, and the check below compares with the original.
-    let lines = one_kind_of_break(file);
+    let lines = normalized(file);
     let root = read(&lines)?;
     let text = lines.text();
     let attached = comments::attach(text, &root);
     let formatted = printer::Printer::new(text, &attached).document(&root);
-    let before: Vec<String> = attached.all().map(|c| c.text.clone()).collect();
+    let before: Vec<String> = comments::scan(text, &root).into_iter().map(|c| c.text).collect();
     verify(&original, before, &formatted).map_err(|problem| {
         vec![
             Diagnostic::error(
@@ -51,21 +51,25 @@ pub fn format(file: &SourceFile) -> Result<String, Vec<Diagnostic>> {
 /// looking at a refused layout.
 #[doc(hidden)]
 pub fn unchecked(file: &SourceFile) -> Result<String, Vec<Diagnostic>> {
-    let lines = one_kind_of_break(file);
+    let lines = normalized(file);
     let root = read(&lines)?;
     let attached = comments::attach(lines.text(), &root);
     Ok(printer::Printer::new(lines.text(), &attached).document(&root))
 }
 
-/// Every comment of `file`, in file order.
+/// Every comment of `file`, in file order (their offsets are in the
+/// text [`format`] lays out: line breaks `\n`, no byte order mark).
 pub fn comments_of(file: &SourceFile) -> Result<Vec<Comment>, Vec<Diagnostic>> {
-    let root = read(file)?;
-    Ok(comments::scan(file.text(), &root))
+    let lines = normalized(file);
+    let root = read(&lines)?;
+    Ok(comments::scan(lines.text(), &root))
 }
 
-/// `file` with every line break a `\n`.
-fn one_kind_of_break(file: &SourceFile) -> SourceFile {
-    SourceFile::new(file.name(), file.text().replace("\r\n", "\n").replace('\r', "\n"))
+/// `file` with every line break a `\n` and without a byte order mark
+/// (which would hide a comment on the first line).
+fn normalized(file: &SourceFile) -> SourceFile {
+    let text = file.text().strip_prefix('\u{feff}').unwrap_or(file.text());
+    SourceFile::new(file.name(), text.replace("\r\n", "\n").replace('\r', "\n"))
 }
 
 fn read(file: &SourceFile) -> Result<Node, Vec<Diagnostic>> {
