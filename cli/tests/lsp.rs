@@ -218,9 +218,13 @@ fn a_session_as_an_editor_has_it() {
     let mut client = Client::start();
     let capabilities = client.initialize()["capabilities"].clone();
     assert_eq!(capabilities["textDocumentSync"], 1, "full sync");
-    for provider in
-        ["hoverProvider", "definitionProvider", "completionProvider", "documentFormattingProvider"]
-    {
+    for provider in [
+        "hoverProvider",
+        "definitionProvider",
+        "completionProvider",
+        "documentFormattingProvider",
+        "documentSymbolProvider",
+    ] {
         assert!(!capabilities[provider].is_null(), "{provider}: {capabilities}");
     }
 
@@ -352,6 +356,53 @@ fn columns_are_counted_in_the_encoding_the_client_asks_for() {
         assert_eq!(hover["range"], range, "{chosen}: {hover}");
         assert_eq!(client.stop(), Some(0));
     }
+}
+
+/// The outline: the contract's sections in the language's order, each
+/// with its declarations in the file's; a declaration's name is its
+/// selection.
+#[test]
+fn the_outline_lists_every_declaration() {
+    let mut client = Client::start();
+    client.initialize();
+    let text = transfer();
+    client.open(URI, &text);
+    let outline = client.result("textDocument/documentSymbol", json!({ "textDocument": { "uri": URI } }));
+    let names = |v: &Value| -> Vec<String> {
+        v.as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap().to_string()).collect()
+    };
+    assert_eq!(names(&outline), ["input", "tables", "effects", "let", "rules", "tests"]);
+    let section =
+        |name: &str| outline.as_array().unwrap().iter().find(|s| s["name"] == name).unwrap().clone();
+    assert_eq!(names(&section("let")["children"]), ["amount_eur", "limit", "cross_border", "new_account"]);
+    assert_eq!(names(&section("tables")["children"]), ["fx_to_eur", "sanctioned", "high_risk", "limits"]);
+    let rules = section("rules")["children"].clone();
+    assert_eq!(rules.as_array().unwrap().len(), 14);
+    assert_eq!(rules[2]["name"], "single_limit");
+    assert_eq!(rules[2]["selectionRange"]["start"], position(&text, "single_limit", 0, 0));
+    let source =
+        section("input")["children"].as_array().unwrap().iter().find(|f| f["name"] == "source").cloned();
+    assert_eq!(names(&source.unwrap()["children"]), ["account", "country", "account_age_days", "kyc_level"]);
+    // Every symbol's selection lies inside its range, every child inside its parent.
+    fn inside(inner: &Value, outer: &Value) -> bool {
+        let at = |p: &Value| (p["line"].as_u64().unwrap(), p["character"].as_u64().unwrap());
+        at(&outer["start"]) <= at(&inner["start"]) && at(&inner["end"]) <= at(&outer["end"])
+    }
+    fn check(symbol: &Value) {
+        assert!(inside(&symbol["selectionRange"], &symbol["range"]), "{symbol}");
+        for child in symbol["children"].as_array().unwrap() {
+            assert!(inside(&child["range"], &symbol["range"]), "{child} in {symbol}");
+            check(child);
+        }
+    }
+    outline.as_array().unwrap().iter().for_each(check);
+    // While the YAML does not read, no outline rather than a stale one.
+    client.change(URI, 2, "input: [\n");
+    assert_eq!(
+        client.result("textDocument/documentSymbol", json!({ "textDocument": { "uri": URI } })),
+        Value::Null
+    );
+    assert_eq!(client.stop(), Some(0));
 }
 
 #[test]

@@ -6,18 +6,20 @@
 //! aggregate; a built-in's signature); goes to where a let, rule, table,
 //! window, aggregate, model or input field is declared; completes keys
 //! (by where the cursor is) and names (in expressions, fields after `.`);
-//! formats through `rulec fmt`.
+//! outlines the document's declarations; formats through `rulec fmt`.
 //!
 //! Modules: [`transport`] frames messages (robust to what a client may
 //! send), [`server`] holds the session, [`analysis`] compiles a document
 //! with the `frontend`, [`symbols`] finds what a place names,
-//! [`navigate`] and [`complete`] answer, [`position`] converts offsets.
+//! [`navigate`], [`complete`] and [`outline`] answer, [`position`]
+//! converts offsets.
 //! It knows nothing about evaluation: it depends on `frontend` and `ir`
 //! only.
 
 mod analysis;
 mod complete;
 mod navigate;
+mod outline;
 mod position;
 mod server;
 mod symbols;
@@ -44,6 +46,7 @@ fn capabilities(encoding: position::Encoding) -> InitializeResult {
                 ..CompletionOptions::default()
             }),
             document_formatting_provider: Some(OneOf::Left(true)),
+            document_symbol_provider: Some(OneOf::Left(true)),
             ..ServerCapabilities::default()
         },
         server_info: Some(ServerInfo {

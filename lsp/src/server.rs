@@ -22,7 +22,7 @@ use serde_json::Value;
 use crate::analysis::{self, Analysis};
 use crate::position::{Encoding, LineIndex};
 use crate::transport::{self, Frame};
-use crate::{capabilities, complete, navigate, symbols};
+use crate::{capabilities, complete, navigate, outline, symbols};
 
 /// One open document.
 struct Document {
@@ -168,6 +168,10 @@ impl<W: Write> Server<W> {
                 let at = p.text_document_position;
                 Ok(json(self.completion(&at.text_document.uri, at.position)))
             }
+            "textDocument/documentSymbol" => {
+                let p: lsp_types::DocumentSymbolParams = parse(params)?;
+                Ok(json(self.outline(&p.text_document.uri)))
+            }
             "textDocument/formatting" => {
                 let p: DocumentFormattingParams = parse(params)?;
                 Ok(json(self.formatting(&p.text_document.uri)))
@@ -294,6 +298,16 @@ impl<W: Write> Server<W> {
         let items =
             complete::complete(&document.text, offset, ast.as_deref(), document.last_contract.as_deref());
         serde_json::to_value(items).ok()
+    }
+
+    /// The declarations of the document as it is now (none while its YAML
+    /// does not read).
+    fn outline(&mut self, uri: &Uri) -> Option<Value> {
+        let encoding = self.encoding;
+        let document = self.documents.get_mut(uri.as_str())?;
+        document.analyse();
+        let ast = document.analysis.as_ref()?.ast.as_ref()?;
+        serde_json::to_value(outline::outline(ast, &LineIndex::new(&document.text, encoding))).ok()
     }
 
     /// The whole document as `rulec fmt` writes it: one edit, or none
