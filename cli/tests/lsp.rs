@@ -358,6 +358,161 @@ fn columns_are_counted_in_the_encoding_the_client_asks_for() {
     }
 }
 
+/// The ranges of every whole-word `name` in `text`.
+fn words(text: &str, name: &str) -> Vec<Value> {
+    let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let at = text
+        .match_indices(name)
+        .filter(|(i, _)| !text[..*i].ends_with(word) && !text[i + name.len()..].starts_with(word));
+    at.map(|(i, _)| {
+        let nth = text[..i].matches(name).count();
+        json!({ "start": position(text, name, nth, 0), "end": position(text, name, nth, name.len()) })
+    })
+    .collect()
+}
+
+/// `text` with `edits` (a rename's, of one document) applied.
+fn apply(text: &str, edits: &Value) -> String {
+    let offset = |p: &Value| {
+        let line = p["line"].as_u64().unwrap() as usize;
+        let start: usize = text.split_inclusive('\n').take(line).map(str::len).sum();
+        start
+            + text[start..]
+                .chars()
+                .take(p["character"].as_u64().unwrap() as usize)
+                .map(char::len_utf8)
+                .sum::<usize>()
+    };
+    let mut edits: Vec<(usize, usize, String)> = edits
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                offset(&e["range"]["start"]),
+                offset(&e["range"]["end"]),
+                e["newText"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    edits.sort_by_key(|e| std::cmp::Reverse(e.0));
+    let mut text = text.to_string();
+    for (start, end, new) in edits {
+        text.replace_range(start..end, &new);
+    }
+    text
+}
+
+/// References and rename, as the checker resolves names: a let's uses in
+/// conditions, messages and effects; a rule's id in an expression and in
+/// tests' `reasons`; a lambda's parameter is not the input field it
+/// shadows. The renamed contract compiles; a rename that cannot be done
+/// says why.
+#[test]
+fn references_and_rename_follow_the_names() {
+    let mut client = Client::start();
+    client.initialize();
+    let text = transfer().replacen(
+        "when: cross_border && amount_eur > 1000",
+        "when: cross_border && amount_eur > 1000 && !any(tags, amount => amount == \"x\")",
+        1,
+    );
+    client.open(URI, &text);
+    assert_eq!(client.diagnostics(URI, 1), Vec::<Value>::new());
+    let at = |needle: &str, nth: usize, delta: usize| json!({ "textDocument": { "uri": URI }, "position": position(&text, needle, nth, delta) });
+    let with = |place: Value, more: Value| {
+        let mut place = place;
+        place.as_object_mut().unwrap().extend(more.as_object().unwrap().clone());
+        place
+    };
+    let ranges =
+        |v: Value| -> Vec<Value> { v.as_array().unwrap().iter().map(|l| l["range"].clone()).collect() };
+
+    // A let: every use, and its declaration when asked for.
+    let uses =
+        with(at("amount_eur > limit.single", 0, 2), json!({ "context": { "includeDeclaration": true } }));
+    let found = ranges(client.result("textDocument/references", uses));
+    assert_eq!(found, words(&text, "amount_eur"));
+    assert_eq!(found.len(), 11);
+    let without =
+        with(at("amount_eur > limit.single", 0, 2), json!({ "context": { "includeDeclaration": false } }));
+    assert_eq!(ranges(client.result("textDocument/references", without)), words(&text, "amount_eur")[1..]);
+
+    // An input field: not the lambda's parameter of the same name, nor
+    // the tests' inputs (data, not names).
+    let field = with(at("amount: decimal", 0, 1), json!({ "context": { "includeDeclaration": true } }));
+    let found = ranges(client.result("textDocument/references", field));
+    let lambda = position(&text, "amount => amount", 0, 0)["line"].clone();
+    let tests = position(&text, "\ntests:", 0, 0)["line"].as_u64().unwrap();
+    let expected: Vec<Value> = words(&text, "amount")
+        .into_iter()
+        .filter(|r| r["start"]["line"] != lambda && r["start"]["line"].as_u64().unwrap() < tests)
+        .collect();
+    assert_eq!(found, expected);
+    assert_eq!(found.len(), 7);
+
+    // Rename a let: the edits are every use; the renamed text compiles.
+    assert_eq!(
+        client.result("textDocument/prepareRename", at("amount_eur > limit.single", 0, 2)),
+        words(&text, "amount_eur")[1]
+    );
+    let renamed = client.result(
+        "textDocument/rename",
+        with(at("amount_eur > limit.single", 0, 2), json!({ "newName": "amount_in_eur" })),
+    );
+    let edits = renamed["changes"][URI].clone();
+    assert_eq!(edits.as_array().unwrap().len(), 11);
+    let new_text = apply(&text, &edits);
+    assert_eq!(new_text, text.replace("amount_eur", "amount_in_eur"));
+    client.change(URI, 2, &new_text);
+    assert_eq!(client.diagnostics(URI, 2), Vec::<Value>::new());
+
+    // A rule read by another rule's condition.
+    let rule = with(at("id: new_account_large", 0, 5), json!({ "newName": "young_account_large" }));
+    let edits = client.result("textDocument/rename", rule)["changes"][URI].clone();
+    assert_eq!(apply(&new_text, &edits), new_text.replace("new_account_large", "young_account_large"));
+    assert_eq!(edits.as_array().unwrap().len(), 2);
+
+    // What cannot be renamed, or to what, is refused with the reason.
+    let mut refused = |place: Value, says: &str| {
+        let error = client.call("textDocument/rename", place)["error"].clone();
+        assert_eq!(error["code"], -32803, "{error}");
+        assert!(error["message"].as_str().unwrap().contains(says), "{error}");
+    };
+    let field = |name: &str| with(at("amount: decimal", 0, 1), json!({ "newName": name }));
+    refused(field("total"), "requests");
+    let a_let = |name: &str| json!({ "textDocument": { "uri": URI }, "position": position(&new_text, "cross_border:", 0, 1), "newName": name });
+    refused(a_let("Cross"), "not a valid name");
+    refused(a_let("rules"), "reserved");
+    refused(a_let("true"), "reserved");
+    refused(a_let("limit"), "taken: a let");
+    refused(a_let("tags"), "taken: an input field");
+    refused(
+        json!({ "textDocument": { "uri": URI }, "position": { "line": 0, "character": 2 }, "newName": "x" }),
+        "no name here",
+    );
+    let same = client.result("textDocument/rename", a_let("cross_border"));
+    assert_eq!(apply(&new_text, &same["changes"][URI]), new_text, "the same name: the same text");
+    assert_eq!(client.stop(), Some(0));
+}
+
+/// A rule's id in tests' `reasons` is renamed with it.
+#[test]
+fn a_rule_renamed_is_renamed_in_its_tests() {
+    let text = std::fs::read_to_string(root().join("examples/contracts/acme.access.documents.yaml")).unwrap();
+    let mut client = Client::start();
+    client.initialize();
+    client.open(URI, &text);
+    assert_eq!(client.diagnostics(URI, 1), Vec::<Value>::new());
+    let place = json!({ "textDocument": { "uri": URI }, "position": position(&text, "[department_rights]", 0, 3), "newName": "department_grants" });
+    let edits = client.result("textDocument/rename", place)["changes"][URI].clone();
+    let new_text = apply(&text, &edits);
+    assert_eq!(new_text, text.replace("department_rights", "department_grants"));
+    client.change(URI, 2, &new_text);
+    assert_eq!(client.diagnostics(URI, 2), Vec::<Value>::new());
+    assert_eq!(client.stop(), Some(0));
+}
+
 /// The outline: the contract's sections in the language's order, each
 /// with its declarations in the file's; a declaration's name is its
 /// selection.
@@ -414,7 +569,7 @@ fn what_an_editor_should_not_send_is_answered_not_fatal() {
     client.send_bytes(b"{ this is not json");
     let parse_error = client.response(Value::Null);
     assert_eq!(parse_error["error"]["code"], -32700);
-    let unknown = client.call("textDocument/rename", json!({}));
+    let unknown = client.call("textDocument/codeLens", json!({}));
     assert_eq!(unknown["error"]["code"], -32601);
     let bad = client.call("textDocument/hover", json!({ "textDocument": 7 }));
     assert_eq!(bad["error"]["code"], -32602);
@@ -484,10 +639,24 @@ fn a_seeded_fuzz_of_edits_leaves_it_answering() {
             // Requests anywhere in the half-typed text get answers.
             let line = next(&mut state) % 200;
             let place = json!({ "textDocument": { "uri": URI }, "position": { "line": line, "character": next(&mut state) % 90 } });
-            for method in ["textDocument/hover", "textDocument/definition", "textDocument/completion"] {
-                let response = client.call(method, place.clone());
+            let mut references = place.clone();
+            references["context"] = json!({ "includeDeclaration": true });
+            for (method, params) in [
+                ("textDocument/hover", place.clone()),
+                ("textDocument/definition", place.clone()),
+                ("textDocument/completion", place.clone()),
+                ("textDocument/references", references),
+                ("textDocument/documentSymbol", place.clone()),
+            ] {
+                let response = client.call(method, params);
                 assert!(response.get("error").is_none(), "version {version}, {method}: {response}");
             }
+            // A rename is done or refused with its reason, nothing else.
+            let mut rename = place.clone();
+            rename["newName"] = json!("renamed");
+            let response = client.call("textDocument/rename", rename);
+            let code = &response["error"]["code"];
+            assert!(code.is_null() || *code == -32803, "version {version}, rename: {response}");
         }
     }
     client.diagnostics(URI, 301);

@@ -6,13 +6,14 @@
 //! aggregate; a built-in's signature); goes to where a let, rule, table,
 //! window, aggregate, model or input field is declared; completes keys
 //! (by where the cursor is) and names (in expressions, fields after `.`);
-//! outlines the document's declarations; formats through `rulec fmt`.
+//! finds a declaration's references and renames it; outlines the
+//! document's declarations; formats through `rulec fmt`.
 //!
 //! Modules: [`transport`] frames messages (robust to what a client may
 //! send), [`server`] holds the session, [`analysis`] compiles a document
 //! with the `frontend`, [`symbols`] finds what a place names,
-//! [`navigate`], [`complete`] and [`outline`] answer, [`position`]
-//! converts offsets.
+//! [`navigate`], [`complete`], [`rename`] and [`outline`] answer,
+//! [`position`] converts offsets.
 //! It knows nothing about evaluation: it depends on `frontend` and `ir`
 //! only.
 
@@ -21,6 +22,7 @@ mod complete;
 mod navigate;
 mod outline;
 mod position;
+mod rename;
 mod server;
 mod symbols;
 mod transport;
@@ -28,8 +30,8 @@ mod transport;
 use std::io::{self, BufReader};
 
 use lsp_types::{
-    CompletionOptions, HoverProviderCapability, InitializeResult, OneOf, ServerCapabilities, ServerInfo,
-    TextDocumentSyncCapability, TextDocumentSyncKind,
+    CompletionOptions, HoverProviderCapability, InitializeResult, OneOf, RenameOptions, ServerCapabilities,
+    ServerInfo, TextDocumentSyncCapability, TextDocumentSyncKind, WorkDoneProgressOptions,
 };
 
 /// What the server does, for `initialize`, with the column encoding it
@@ -47,6 +49,11 @@ fn capabilities(encoding: position::Encoding) -> InitializeResult {
             }),
             document_formatting_provider: Some(OneOf::Left(true)),
             document_symbol_provider: Some(OneOf::Left(true)),
+            references_provider: Some(OneOf::Left(true)),
+            rename_provider: Some(OneOf::Right(RenameOptions {
+                prepare_provider: Some(true),
+                work_done_progress_options: WorkDoneProgressOptions::default(),
+            })),
             ..ServerCapabilities::default()
         },
         server_info: Some(ServerInfo {

@@ -16,13 +16,14 @@ use lsp_server::{ErrorCode, Message, Notification, Request, Response};
 use lsp_types::{
     CompletionParams, DocumentFormattingParams, GotoDefinitionParams, Hover, HoverContents, HoverParams,
     Location, MarkupContent, MarkupKind, Position, PublishDiagnosticsParams, Range, TextEdit, Uri,
+    WorkspaceEdit,
 };
 use serde_json::Value;
 
 use crate::analysis::{self, Analysis};
 use crate::position::{Encoding, LineIndex};
 use crate::transport::{self, Frame};
-use crate::{capabilities, complete, navigate, outline, symbols};
+use crate::{capabilities, complete, navigate, outline, rename, symbols};
 
 /// One open document.
 struct Document {
@@ -168,6 +169,20 @@ impl<W: Write> Server<W> {
                 let at = p.text_document_position;
                 Ok(json(self.completion(&at.text_document.uri, at.position)))
             }
+            "textDocument/references" => {
+                let p: lsp_types::ReferenceParams = parse(params)?;
+                let at = p.text_document_position;
+                Ok(json(self.references(&at.text_document.uri, at.position, p.context.include_declaration)))
+            }
+            "textDocument/prepareRename" => {
+                let at: lsp_types::TextDocumentPositionParams = parse(params)?;
+                self.rename(&at.text_document.uri, at.position, None)
+            }
+            "textDocument/rename" => {
+                let p: lsp_types::RenameParams = parse(params)?;
+                let at = p.text_document_position;
+                self.rename(&at.text_document.uri, at.position, Some(&p.new_name))
+            }
             "textDocument/documentSymbol" => {
                 let p: lsp_types::DocumentSymbolParams = parse(params)?;
                 Ok(json(self.outline(&p.text_document.uri)))
@@ -298,6 +313,45 @@ impl<W: Write> Server<W> {
         let items =
             complete::complete(&document.text, offset, ast.as_deref(), document.last_contract.as_deref());
         serde_json::to_value(items).ok()
+    }
+
+    fn references(&mut self, uri: &Uri, position: Position, declaration: bool) -> Option<Value> {
+        let encoding = self.encoding;
+        let (document, offset) = self.at(uri, position)?;
+        let ast = document.analysis.as_ref()?.ast.as_ref()?;
+        let spans = rename::references(ast, &symbols::at(ast, offset)?, declaration);
+        let index = LineIndex::new(&document.text, encoding);
+        let range = |s: frontend::Span| index.range(s.start as usize, s.end as usize);
+        let locations: Vec<Location> =
+            spans.into_iter().map(|s| Location::new(uri.clone(), range(s))).collect();
+        serde_json::to_value(locations).ok()
+    }
+
+    /// `prepareRename` (no `new_name`): the range a rename would change;
+    /// `rename`: the edits. A place that cannot be renamed, or a name
+    /// that cannot be taken, is answered `RequestFailed` saying why.
+    fn rename(
+        &mut self,
+        uri: &Uri,
+        position: Position,
+        new_name: Option<&str>,
+    ) -> Result<Value, (ErrorCode, String)> {
+        let encoding = self.encoding;
+        let failed = |why: &str| (ErrorCode::RequestFailed, why.to_string());
+        let (document, offset) = self.at(uri, position).ok_or_else(|| failed("the document is not open"))?;
+        let ast = document.analysis.as_ref().and_then(|a| a.ast.as_ref());
+        let ast = ast.ok_or_else(|| failed("the document's YAML does not read: fix it first"))?;
+        let reference = symbols::at(ast, offset).ok_or_else(|| failed("there is no name here"))?;
+        let index = LineIndex::new(&document.text, encoding);
+        let range = |s: frontend::Span| index.range(s.start as usize, s.end as usize);
+        let Some(new_name) = new_name else {
+            let span = rename::prepare(ast, &reference).map_err(|why| failed(&why))?;
+            return Ok(serde_json::to_value(range(span)).unwrap_or_default());
+        };
+        let spans = rename::rename(ast, &reference, new_name).map_err(|why| failed(&why))?;
+        let edits = spans.into_iter().map(|s| TextEdit::new(range(s), new_name.to_string())).collect();
+        let change = WorkspaceEdit::new(HashMap::from([(uri.clone(), edits)]));
+        Ok(serde_json::to_value(change).unwrap_or_default())
     }
 
     /// The declarations of the document as it is now (none while its YAML

@@ -91,6 +91,79 @@ fn in_expr(e: &Expr, offset: usize) -> Option<Reference> {
     }
 }
 
+/// Every name written in the contract: in expressions (each prefix of a
+/// path: `source`, then `source.country`), the effects rules set and the
+/// rules tests expect. A lambda's parameter is not a reference.
+pub fn all(ast: &Contract) -> Vec<Reference> {
+    let mut out = Vec::new();
+    for e in expressions(ast) {
+        all_in(e, &mut Vec::new(), &mut out);
+    }
+    let named = |path: Vec<String>, span: Span| Reference { path, span, call: false };
+    for rule in &ast.rules {
+        out.extend(rule.effects.iter().map(|(e, _)| named(vec!["effects".into(), e.value.clone()], e.span)));
+    }
+    let reasons = ast.tests.iter().flat_map(|t| [&t.expect.reasons, &t.expect.errors]);
+    out.extend(reasons.flatten().flatten().map(|id| named(vec!["rules".into(), id.value.clone()], id.span)));
+    out
+}
+
+fn all_in<'e>(e: &'e Expr, bound: &mut Vec<&'e str>, out: &mut Vec<Reference>) {
+    let mut push = |path: Vec<String>, span: Span, call: bool| {
+        if !bound.contains(&path[0].as_str()) {
+            out.push(Reference { path, span, call });
+        }
+    };
+    match &e.kind {
+        ExprKind::Name(name) => push(vec![name.clone()], e.span, false),
+        ExprKind::Field { base, name } => {
+            let path = match &base.kind {
+                ExprKind::Index { base: table, .. } => match &table.kind {
+                    ExprKind::Name(table) => Some(vec!["tables".into(), table.clone(), name.value.clone()]),
+                    _ => None,
+                },
+                _ => path_of(base).map(|mut path| {
+                    path.push(name.value.clone());
+                    path
+                }),
+            };
+            if let Some(path) = path {
+                push(path, name.span, false);
+            }
+            all_in(base, bound, out);
+        }
+        ExprKind::Call { callee, args } => {
+            push(vec![callee.value.clone()], callee.span, true);
+            args.iter().for_each(|a| all_in(a, bound, out));
+        }
+        ExprKind::List(items) => items.iter().for_each(|a| all_in(a, bound, out)),
+        ExprKind::Index { base, index } => {
+            all_in(base, bound, out);
+            all_in(index, bound, out);
+        }
+        ExprKind::Lambda { param, body } => {
+            bound.push(&param.value);
+            all_in(body, bound, out);
+            bound.pop();
+        }
+        ExprKind::Unary { operand, .. } => all_in(operand, bound, out),
+        ExprKind::Binary { lhs, rhs, .. } => {
+            all_in(lhs, bound, out);
+            all_in(rhs, bound, out);
+        }
+        ExprKind::Cond { cond, then, otherwise } => {
+            for part in [cond, then, otherwise] {
+                all_in(part, bound, out);
+            }
+        }
+        ExprKind::Int(_)
+        | ExprKind::Decimal(_)
+        | ExprKind::Float(_)
+        | ExprKind::Str(_)
+        | ExprKind::Bool(_) => {}
+    }
+}
+
 /// `a.b.c` as `["a", "b", "c"]`; `None` for anything but names and fields.
 fn path_of(e: &Expr) -> Option<Vec<String>> {
     match &e.kind {

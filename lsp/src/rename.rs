@@ -1,0 +1,96 @@
+//! Find references and rename: every place a declaration's name is
+//! written (its declaration, the expressions that read it, the effects
+//! rules set, the rules tests expect), names resolved as the checker
+//! resolves them.
+
+use frontend::Span;
+use frontend::ast::Contract;
+
+use crate::symbols::{self, Kind, Reference};
+
+/// What `reference` names, when it names a declaration by its last name
+/// (`source.country` names the field `country`; `limit.single`, a field
+/// of a let's record, names no declaration of its own). A call names
+/// only an extern function.
+fn target(ast: &Contract, reference: &Reference) -> Option<(Kind, Span)> {
+    let found = symbols::resolve(ast, &reference.path)?;
+    let (_, shorter) = reference.path.split_last()?;
+    let exact = shorter.is_empty() || symbols::resolve(ast, shorter) != Some(found);
+    let callable = !reference.call || found.0 == Kind::Extern;
+    (exact && callable).then_some(found)
+}
+
+/// The spans that name what `reference` names, in file order; its
+/// declaration among them when `declaration` is asked for.
+pub fn references(ast: &Contract, reference: &Reference, declaration: bool) -> Vec<Span> {
+    let Some(found) = target(ast, reference) else { return Vec::new() };
+    let mut spans: Vec<Span> =
+        symbols::all(ast).iter().filter(|r| target(ast, r) == Some(found)).map(|r| r.span).collect();
+    if declaration {
+        spans.push(found.1);
+    }
+    spans.sort_by_key(|s| (s.start, s.end));
+    spans.dedup();
+    spans
+}
+
+/// The span a rename at `reference` would change, or why it cannot be
+/// renamed.
+pub fn prepare(ast: &Contract, reference: &Reference) -> Result<Span, String> {
+    match target(ast, reference) {
+        None => Err("nothing declared in this contract is named here".into()),
+        Some((Kind::Input, _)) => {
+            Err("an input field's name is what requests send: rename it in the requests too, by hand".into())
+        }
+        Some((Kind::Column, _)) => {
+            Err("a column's name is written in every row of its table: rename it there, by hand".into())
+        }
+        Some(_) => Ok(reference.span),
+    }
+}
+
+/// The spans to write `new_name` over to rename what `reference` names,
+/// or why not: a name the language does not accept, or one taken by a
+/// declaration the new name would clash with.
+pub fn rename(ast: &Contract, reference: &Reference, new_name: &str) -> Result<Vec<Span>, String> {
+    prepare(ast, reference)?;
+    let (kind, _) = target(ast, reference).expect("prepared above");
+    if !ir::names::is_identifier(new_name) {
+        return Err(format!(
+            "`{new_name}` is not a valid name: lower-case letters, digits and `_`, starting with a letter"
+        ));
+    }
+    if ir::names::RESERVED.contains(&new_name) {
+        return Err(format!("`{new_name}` is a reserved word"));
+    }
+    let mut renamed = reference.path.clone();
+    let old = std::mem::replace(renamed.last_mut().expect("a path has a name"), new_name.to_string());
+    if let Some((other, _)) = (old != new_name).then(|| taken(ast, kind, &renamed)).flatten() {
+        return Err(format!("`{new_name}` is taken: {} has that name", what(other)));
+    }
+    Ok(references(ast, reference, true))
+}
+
+/// The declaration `renamed` would clash with.
+fn taken(ast: &Contract, kind: Kind, renamed: &[String]) -> Option<(Kind, Span)> {
+    match kind {
+        // Lets, tables, models, externs and input fields share one namespace.
+        Kind::Let | Kind::Table | Kind::Model | Kind::Extern => symbols::resolve(ast, &renamed[..1]),
+        _ => symbols::resolve(ast, renamed),
+    }
+}
+
+fn what(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Let => "a let",
+        Kind::Input => "an input field",
+        Kind::Table => "a table",
+        Kind::Model => "a model",
+        Kind::Extern => "an extern function",
+        Kind::Window => "a window",
+        Kind::Aggregate => "a window aggregate",
+        Kind::Rule => "a rule",
+        Kind::Effect => "an effect",
+        Kind::Column => "a column",
+    }
+}
