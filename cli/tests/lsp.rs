@@ -224,6 +224,9 @@ fn a_session_as_an_editor_has_it() {
         "completionProvider",
         "documentFormattingProvider",
         "documentSymbolProvider",
+        "referencesProvider",
+        "renameProvider",
+        "codeActionProvider",
     ] {
         assert!(!capabilities[provider].is_null(), "{provider}: {capabilities}");
     }
@@ -496,6 +499,54 @@ fn references_and_rename_follow_the_names() {
     assert_eq!(client.stop(), Some(0));
 }
 
+/// A "did you mean" becomes a quick fix: a misspelled let and a
+/// misspelled key, fixed by their code actions, leave no diagnostics.
+#[test]
+fn did_you_mean_is_a_quick_fix() {
+    let good = transfer();
+    let text = good
+        .replacen("when: amount_eur > limit.single", "when: amount_eurr > limit.single", 1)
+        .replacen("    when: daily_total + amount_eur", "    whn: daily_total + amount_eur", 1);
+    let mut client = Client::start();
+    client.initialize();
+    client.open(URI, &text);
+    let published = client.diagnostics(URI, 1);
+    assert_eq!(published.len(), 3, "{published:?}");
+    let everything =
+        json!({ "start": { "line": 0, "character": 0 }, "end": position(&text, "\ntests:", 0, 0) });
+    let ask = |range: Value| json!({ "textDocument": { "uri": URI }, "range": range, "context": { "diagnostics": [] } });
+    let actions = client.result("textDocument/codeAction", ask(everything));
+    let titles: Vec<&str> =
+        actions.as_array().unwrap().iter().map(|a| a["title"].as_str().unwrap()).collect();
+    assert_eq!(titles, ["Change to `amount_eur`", "Change to `when`"]);
+    for action in actions.as_array().unwrap() {
+        assert_eq!(action["kind"], "quickfix");
+        assert_eq!(action["diagnostics"].as_array().unwrap().len(), 1);
+    }
+    let edits: Vec<Value> = actions
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|a| a["edit"]["changes"][URI].as_array().unwrap().clone())
+        .collect();
+    let fixed = apply(&text, &Value::Array(edits));
+    assert_eq!(fixed, good);
+    // Only the fixes whose diagnostic the range touches.
+    let one = client.result(
+        "textDocument/codeAction",
+        ask(json!({ "start": position(&text, "whn", 0, 1), "end": position(&text, "whn", 0, 1) })),
+    );
+    assert_eq!(one.as_array().unwrap().len(), 1, "{one}");
+    let none = client.result(
+        "textDocument/codeAction",
+        ask(json!({ "start": { "line": 0, "character": 0 }, "end": { "line": 0, "character": 3 } })),
+    );
+    assert_eq!(none, json!([]));
+    client.change(URI, 2, &fixed);
+    assert_eq!(client.diagnostics(URI, 2), Vec::<Value>::new());
+    assert_eq!(client.stop(), Some(0));
+}
+
 /// A rule's id in tests' `reasons` is renamed with it.
 #[test]
 fn a_rule_renamed_is_renamed_in_its_tests() {
@@ -639,6 +690,7 @@ fn a_seeded_fuzz_of_edits_leaves_it_answering() {
             // Requests anywhere in the half-typed text get answers.
             let line = next(&mut state) % 200;
             let place = json!({ "textDocument": { "uri": URI }, "position": { "line": line, "character": next(&mut state) % 90 } });
+            let code_action = json!({ "textDocument": { "uri": URI }, "range": { "start": place["position"], "end": place["position"] }, "context": { "diagnostics": [] } });
             let mut references = place.clone();
             references["context"] = json!({ "includeDeclaration": true });
             for (method, params) in [
@@ -647,6 +699,7 @@ fn a_seeded_fuzz_of_edits_leaves_it_answering() {
                 ("textDocument/completion", place.clone()),
                 ("textDocument/references", references),
                 ("textDocument/documentSymbol", place.clone()),
+                ("textDocument/codeAction", code_action.clone()),
             ] {
                 let response = client.call(method, params);
                 assert!(response.get("error").is_none(), "version {version}, {method}: {response}");

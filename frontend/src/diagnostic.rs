@@ -35,6 +35,17 @@ pub struct Diagnostic {
     /// The first label is where the problem is; others give context.
     pub labels: Vec<Label>,
     pub help: Vec<String>,
+    /// The fix a "did you mean" help proposes: the name written (at the
+    /// primary span, when that span is the name) and the one meant. For
+    /// editors' quick fixes; not part of the JSON `check` prints.
+    pub fix: Option<Box<Fix>>,
+}
+
+/// A name to write in place of another.
+#[derive(Clone, PartialEq, Debug)]
+pub struct Fix {
+    pub written: String,
+    pub meant: String,
 }
 
 impl Diagnostic {
@@ -47,6 +58,7 @@ impl Diagnostic {
             message: message.into(),
             labels: vec![Label { span, message: String::new() }],
             help: Vec::new(),
+            fix: None,
         }
     }
 
@@ -70,7 +82,10 @@ impl Diagnostic {
     /// Adds "did you mean" help when a candidate is close to `name`.
     pub fn suggest<'a>(self, name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Diagnostic {
         match closest(name, candidates) {
-            Some(best) => self.with_help(format!("did you mean `{best}`?")),
+            Some(best) => {
+                let fix = Fix { written: name.to_string(), meant: best.to_string() };
+                Diagnostic { fix: Some(Box::new(fix)), ..self.with_help(format!("did you mean `{best}`?")) }
+            }
             None => self,
         }
     }

@@ -28,7 +28,7 @@ pub mod source;
 pub mod syntax;
 pub mod tree;
 
-pub use diagnostic::{Diagnostic, Diagnostics, Severity};
+pub use diagnostic::{Diagnostic, Diagnostics, Fix, Severity};
 pub use ir::Bundle;
 pub use source::{SourceFile, Span};
 

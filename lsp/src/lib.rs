@@ -6,19 +6,21 @@
 //! aggregate; a built-in's signature); goes to where a let, rule, table,
 //! window, aggregate, model or input field is declared; completes keys
 //! (by where the cursor is) and names (in expressions, fields after `.`);
-//! finds a declaration's references and renames it; outlines the
+//! finds a declaration's references and renames it; offers the fix a
+//! "did you mean" proposes; outlines the
 //! document's declarations; formats through `rulec fmt`.
 //!
 //! Modules: [`transport`] frames messages (robust to what a client may
 //! send), [`server`] holds the session, [`analysis`] compiles a document
 //! with the `frontend`, [`symbols`] finds what a place names,
-//! [`navigate`], [`complete`], [`rename`] and [`outline`] answer,
+//! [`navigate`], [`complete`], [`rename`], [`fixes`] and [`outline`] answer,
 //! [`position`] converts offsets.
 //! It knows nothing about evaluation: it depends on `frontend` and `ir`
 //! only.
 
 mod analysis;
 mod complete;
+mod fixes;
 mod navigate;
 mod outline;
 mod position;
@@ -30,8 +32,9 @@ mod transport;
 use std::io::{self, BufReader};
 
 use lsp_types::{
-    CompletionOptions, HoverProviderCapability, InitializeResult, OneOf, RenameOptions, ServerCapabilities,
-    ServerInfo, TextDocumentSyncCapability, TextDocumentSyncKind, WorkDoneProgressOptions,
+    CodeActionKind, CodeActionOptions, CodeActionProviderCapability, CompletionOptions,
+    HoverProviderCapability, InitializeResult, OneOf, RenameOptions, ServerCapabilities, ServerInfo,
+    TextDocumentSyncCapability, TextDocumentSyncKind, WorkDoneProgressOptions,
 };
 
 /// What the server does, for `initialize`, with the column encoding it
@@ -50,6 +53,10 @@ fn capabilities(encoding: position::Encoding) -> InitializeResult {
             document_formatting_provider: Some(OneOf::Left(true)),
             document_symbol_provider: Some(OneOf::Left(true)),
             references_provider: Some(OneOf::Left(true)),
+            code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
+                code_action_kinds: Some(vec![CodeActionKind::QUICKFIX]),
+                ..CodeActionOptions::default()
+            })),
             rename_provider: Some(OneOf::Right(RenameOptions {
                 prepare_provider: Some(true),
                 work_done_progress_options: WorkDoneProgressOptions::default(),

@@ -23,7 +23,7 @@ use serde_json::Value;
 use crate::analysis::{self, Analysis};
 use crate::position::{Encoding, LineIndex};
 use crate::transport::{self, Frame};
-use crate::{capabilities, complete, navigate, outline, rename, symbols};
+use crate::{capabilities, complete, fixes, navigate, outline, rename, symbols};
 
 /// One open document.
 struct Document {
@@ -182,6 +182,10 @@ impl<W: Write> Server<W> {
                 let p: lsp_types::RenameParams = parse(params)?;
                 let at = p.text_document_position;
                 self.rename(&at.text_document.uri, at.position, Some(&p.new_name))
+            }
+            "textDocument/codeAction" => {
+                let p: lsp_types::CodeActionParams = parse(params)?;
+                Ok(json(self.code_actions(&p.text_document.uri, p.range)))
             }
             "textDocument/documentSymbol" => {
                 let p: lsp_types::DocumentSymbolParams = parse(params)?;
@@ -352,6 +356,15 @@ impl<W: Write> Server<W> {
         let edits = spans.into_iter().map(|s| TextEdit::new(range(s), new_name.to_string())).collect();
         let change = WorkspaceEdit::new(HashMap::from([(uri.clone(), edits)]));
         Ok(serde_json::to_value(change).unwrap_or_default())
+    }
+
+    fn code_actions(&mut self, uri: &Uri, range: Range) -> Option<Value> {
+        let encoding = self.encoding;
+        let document = self.documents.get_mut(uri.as_str())?;
+        document.analyse();
+        let analysis = document.analysis.as_ref()?;
+        let index = LineIndex::new(&document.text, encoding);
+        serde_json::to_value(fixes::quick_fixes(analysis, &document.text, &index, uri, range)).ok()
     }
 
     /// The declarations of the document as it is now (none while its YAML
