@@ -227,6 +227,7 @@ fn a_session_as_an_editor_has_it() {
         "referencesProvider",
         "renameProvider",
         "codeActionProvider",
+        "semanticTokensProvider",
     ] {
         assert!(!capabilities[provider].is_null(), "{provider}: {capabilities}");
     }
@@ -547,6 +548,64 @@ fn did_you_mean_is_a_quick_fix() {
     assert_eq!(client.stop(), Some(0));
 }
 
+/// Semantic tokens: what each name in an expression is, from the legend
+/// the server announced; a name that resolves to nothing has none.
+#[test]
+fn names_in_expressions_are_coloured_by_what_they_are() {
+    let text = transfer().replacen("when: amount_eur > limit.single", "when: amount_eurr > limit.single", 1);
+    let mut client = Client::start();
+    let capabilities = client.initialize()["capabilities"]["semanticTokensProvider"].clone();
+    let legend = |key: &str| -> Vec<String> {
+        capabilities["legend"][key]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t.as_str().unwrap().to_string())
+            .collect()
+    };
+    let (types, modifiers) = (legend("tokenTypes"), legend("tokenModifiers"));
+    client.open(URI, &text);
+    let data =
+        client.result("textDocument/semanticTokens/full", json!({ "textDocument": { "uri": URI } }))["data"]
+            .clone();
+    let data: Vec<u64> = data.as_array().unwrap().iter().map(|n| n.as_u64().unwrap()).collect();
+    assert_eq!(data.len() % 5, 0);
+    // Decoded: (line, column, length) -> "type+modifier+...".
+    let mut tokens = std::collections::HashMap::new();
+    let (mut line, mut column) = (0, 0);
+    for token in data.chunks(5) {
+        line += token[0];
+        column = if token[0] == 0 { column + token[1] } else { token[1] };
+        let mut name = types[token[3] as usize].clone();
+        for (bit, modifier) in modifiers.iter().enumerate() {
+            if token[4] & (1 << bit) != 0 {
+                name = format!("{name}+{modifier}");
+            }
+        }
+        tokens.insert((line, column, token[2]), name);
+    }
+    let token = |needle: &str, nth: usize, delta: usize, length: u64| {
+        let at = position(&text, needle, nth, delta);
+        tokens.get(&(at["line"].as_u64().unwrap(), at["character"].as_u64().unwrap(), length)).cloned()
+    };
+    assert_eq!(token("amount_eurr > limit", 0, 0, 11), None, "an unknown name");
+    assert_eq!(token("limit.single", 0, 0, 5).as_deref(), Some("variable+readonly"));
+    assert_eq!(token("limit.single", 0, 6, 6).as_deref(), Some("property"), "a field of a let's record");
+    assert_eq!(token("round(amount", 0, 0, 5).as_deref(), Some("function+defaultLibrary"));
+    assert_eq!(token("amount * fx", 0, 0, 6).as_deref(), Some("parameter"));
+    assert_eq!(token("fx_to_eur[currency]", 0, 0, 9).as_deref(), Some("struct"));
+    assert_eq!(token("source.country !=", 0, 0, 6).as_deref(), Some("parameter"));
+    assert_eq!(token("source.country !=", 0, 7, 7).as_deref(), Some("property"));
+    assert_eq!(
+        token("{amount_eur} EUR exceeds", 0, 1, 10).as_deref(),
+        Some("variable+readonly"),
+        "in a message"
+    );
+    assert_eq!(token("rules.new_account_large", 0, 0, 5).as_deref(), Some("namespace"));
+    assert_eq!(token("rules.new_account_large", 0, 6, 17).as_deref(), Some("event"));
+    assert_eq!(client.stop(), Some(0));
+}
+
 /// A rule's id in tests' `reasons` is renamed with it.
 #[test]
 fn a_rule_renamed_is_renamed_in_its_tests() {
@@ -700,6 +759,7 @@ fn a_seeded_fuzz_of_edits_leaves_it_answering() {
                 ("textDocument/references", references),
                 ("textDocument/documentSymbol", place.clone()),
                 ("textDocument/codeAction", code_action.clone()),
+                ("textDocument/semanticTokens/full", place.clone()),
             ] {
                 let response = client.call(method, params);
                 assert!(response.get("error").is_none(), "version {version}, {method}: {response}");

@@ -6,15 +6,15 @@
 //! aggregate; a built-in's signature); goes to where a let, rule, table,
 //! window, aggregate, model or input field is declared; completes keys
 //! (by where the cursor is) and names (in expressions, fields after `.`);
-//! finds a declaration's references and renames it; offers the fix a
-//! "did you mean" proposes; outlines the
+//! finds a declaration's references and renames it; offers the fix a "did
+//! you mean" proposes; colours the names in expressions; outlines the
 //! document's declarations; formats through `rulec fmt`.
 //!
 //! Modules: [`transport`] frames messages (robust to what a client may
 //! send), [`server`] holds the session, [`analysis`] compiles a document
-//! with the `frontend`, [`symbols`] finds what a place names,
-//! [`navigate`], [`complete`], [`rename`], [`fixes`] and [`outline`] answer,
-//! [`position`] converts offsets.
+//! with the `frontend`, [`symbols`] finds what a place names;
+//! [`navigate`], [`complete`], [`rename`], [`fixes`], [`tokens`] and
+//! [`outline`] answer; [`position`] converts offsets.
 //! It knows nothing about evaluation: it depends on `frontend` and `ir`
 //! only.
 
@@ -27,13 +27,15 @@ mod position;
 mod rename;
 mod server;
 mod symbols;
+mod tokens;
 mod transport;
 
 use std::io::{self, BufReader};
 
 use lsp_types::{
     CodeActionKind, CodeActionOptions, CodeActionProviderCapability, CompletionOptions,
-    HoverProviderCapability, InitializeResult, OneOf, RenameOptions, ServerCapabilities, ServerInfo,
+    HoverProviderCapability, InitializeResult, OneOf, RenameOptions, SemanticTokensFullOptions,
+    SemanticTokensOptions, SemanticTokensServerCapabilities, ServerCapabilities, ServerInfo,
     TextDocumentSyncCapability, TextDocumentSyncKind, WorkDoneProgressOptions,
 };
 
@@ -53,6 +55,13 @@ fn capabilities(encoding: position::Encoding) -> InitializeResult {
             document_formatting_provider: Some(OneOf::Left(true)),
             document_symbol_provider: Some(OneOf::Left(true)),
             references_provider: Some(OneOf::Left(true)),
+            semantic_tokens_provider: Some(SemanticTokensServerCapabilities::SemanticTokensOptions(
+                SemanticTokensOptions {
+                    legend: tokens::legend(),
+                    full: Some(SemanticTokensFullOptions::Bool(true)),
+                    ..SemanticTokensOptions::default()
+                },
+            )),
             code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
                 code_action_kinds: Some(vec![CodeActionKind::QUICKFIX]),
                 ..CodeActionOptions::default()

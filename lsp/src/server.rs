@@ -23,7 +23,7 @@ use serde_json::Value;
 use crate::analysis::{self, Analysis};
 use crate::position::{Encoding, LineIndex};
 use crate::transport::{self, Frame};
-use crate::{capabilities, complete, fixes, navigate, outline, rename, symbols};
+use crate::{capabilities, complete, fixes, navigate, outline, rename, symbols, tokens};
 
 /// One open document.
 struct Document {
@@ -186,6 +186,10 @@ impl<W: Write> Server<W> {
             "textDocument/codeAction" => {
                 let p: lsp_types::CodeActionParams = parse(params)?;
                 Ok(json(self.code_actions(&p.text_document.uri, p.range)))
+            }
+            "textDocument/semanticTokens/full" => {
+                let p: lsp_types::SemanticTokensParams = parse(params)?;
+                Ok(json(self.tokens(&p.text_document.uri)))
             }
             "textDocument/documentSymbol" => {
                 let p: lsp_types::DocumentSymbolParams = parse(params)?;
@@ -365,6 +369,16 @@ impl<W: Write> Server<W> {
         let analysis = document.analysis.as_ref()?;
         let index = LineIndex::new(&document.text, encoding);
         serde_json::to_value(fixes::quick_fixes(analysis, &document.text, &index, uri, range)).ok()
+    }
+
+    /// The names of the document's expressions, as it is now (none while
+    /// its YAML does not read).
+    fn tokens(&mut self, uri: &Uri) -> Option<Value> {
+        let encoding = self.encoding;
+        let document = self.documents.get_mut(uri.as_str())?;
+        document.analyse();
+        let ast = document.analysis.as_ref()?.ast.as_ref()?;
+        serde_json::to_value(tokens::tokens(ast, &LineIndex::new(&document.text, encoding))).ok()
     }
 
     /// The declarations of the document as it is now (none while its YAML

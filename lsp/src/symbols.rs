@@ -95,16 +95,23 @@ fn in_expr(e: &Expr, offset: usize) -> Option<Reference> {
 /// path: `source`, then `source.country`), the effects rules set and the
 /// rules tests expect. A lambda's parameter is not a reference.
 pub fn all(ast: &Contract) -> Vec<Reference> {
-    let mut out = Vec::new();
-    for e in expressions(ast) {
-        all_in(e, &mut Vec::new(), &mut out);
-    }
+    let mut out = in_expressions(ast);
     let named = |path: Vec<String>, span: Span| Reference { path, span, call: false };
     for rule in &ast.rules {
         out.extend(rule.effects.iter().map(|(e, _)| named(vec!["effects".into(), e.value.clone()], e.span)));
     }
     let reasons = ast.tests.iter().flat_map(|t| [&t.expect.reasons, &t.expect.errors]);
     out.extend(reasons.flatten().flatten().map(|id| named(vec!["rules".into(), id.value.clone()], id.span)));
+    out
+}
+
+/// The names written in the contract's expressions (each prefix of a
+/// path), lambdas' parameters left out.
+pub fn in_expressions(ast: &Contract) -> Vec<Reference> {
+    let mut out = Vec::new();
+    for e in expressions(ast) {
+        all_in(e, &mut Vec::new(), &mut out);
+    }
     out
 }
 
