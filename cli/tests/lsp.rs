@@ -500,6 +500,44 @@ fn references_and_rename_follow_the_names() {
     assert_eq!(client.stop(), Some(0));
 }
 
+/// Hover on a key the language defines shows the description `rulec
+/// schema` gives it, at the root, in a rule's finding and in an effect;
+/// also while the YAML does not read.
+#[test]
+fn hover_on_a_key_describes_it() {
+    let out = support::rulec().arg("schema").output().unwrap();
+    let schema: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let text = transfer();
+    let mut client = Client::start();
+    client.initialize();
+    client.open(URI, &text);
+    let check = |client: &mut Client, text: &str, needle: &str, described: &Value| {
+        let place = json!({ "textDocument": { "uri": URI }, "position": position(text, needle, 0, 1) });
+        let hover = client.result("textDocument/hover", place);
+        let shown = hover["contents"]["value"].as_str().unwrap_or_default().to_string();
+        assert!(shown.contains(described.as_str().unwrap()), "{needle}: {hover}");
+        assert_eq!(hover["range"]["start"], position(text, needle, 0, 0), "{needle}");
+    };
+    check(&mut client, &text, "decision: deny-overrides", &schema["properties"]["decision"]["description"]);
+    check(
+        &mut client,
+        &text,
+        "severity:",
+        &schema["definitions"]["finding"]["properties"]["severity"]["description"],
+    );
+    check(
+        &mut client,
+        &text,
+        "combine: max",
+        &schema["definitions"]["effect"]["anyOf"][0]["properties"]["combine"]["description"],
+    );
+    check(&mut client, &text, "on_error:", &schema["properties"]["on_error"]["description"]);
+    let broken = format!("{text}\n  - [unclosed\n");
+    client.change(URI, 2, &broken);
+    check(&mut client, &broken, "decision: deny-overrides", &schema["properties"]["decision"]["description"]);
+    assert_eq!(client.stop(), Some(0));
+}
+
 /// A "did you mean" becomes a quick fix: a misspelled let and a
 /// misspelled key, fixed by their code actions, leave no diagnostics.
 #[test]

@@ -141,10 +141,56 @@ fn written_fields(ast: &Contract, path: &[String]) -> Vec<CompletionItem> {
 /// The keys of the mapping whose key is being typed on the line starting
 /// at `line_start`, found by the indentation of the lines above it.
 fn keys(text: &str, line_start: usize) -> Vec<CompletionItem> {
+    described_keys(place_of(text, line_start))
+        .into_iter()
+        .map(|(key, doc)| CompletionItem {
+            insert_text: Some(format!("{key}: ")),
+            ..item(key, CompletionItemKind::PROPERTY, doc)
+        })
+        .collect()
+}
+
+/// Hover on a key the language defines (`decision:`, `combine:`...),
+/// written in block style or in a one-line flow mapping after the line's
+/// own key: its description from the schema, and the key's byte range.
+pub fn key_hover(text: &str, offset: usize) -> Option<(String, usize, usize)> {
+    let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let line_start = text[..offset].rfind('\n').map_or(0, |n| n + 1);
+    let line_end = text[offset..].find('\n').map_or(text.len(), |n| offset + n);
+    let start = offset - text[line_start..offset].chars().rev().take_while(|c| word(*c)).count();
+    let end = offset + text[offset..line_end].chars().take_while(|c| word(*c)).count();
+    let key = &text[start..end];
+    if key.is_empty() || !text[end..line_end].trim_start_matches(' ').starts_with(':') {
+        return None;
+    }
+    let line = &text[line_start..line_end];
+    let first = line_start + (line.len() - line.trim_start_matches([' ', '-']).len());
+    let mut place = place_of(text, line_start);
+    if start != first {
+        // A key of a flow mapping that is the value of the line's key.
+        let owner = text[first..line_end].split(':').next()?;
+        if !text[first..start].contains('{') || !owner.chars().all(word) {
+            return None;
+        }
+        place = place.child(Some(owner));
+    }
+    let (_, doc) = described_keys(place).into_iter().find(|(k, _)| *k == key)?;
+    Some((format!("```yaml\n{key}:\n```\n{}", doc.unwrap_or_default()), start, end))
+}
+
+/// Where the mapping holding the key on the line at `line_start` is, by
+/// the indentation of the lines above it.
+fn place_of(text: &str, line_start: usize) -> Place {
     let mut place = Place::Root;
     for step in path_above(text, line_start).iter().rev() {
         place = place.child(step.as_deref());
     }
+    place
+}
+
+/// The keys a mapping at `place` may have, each with the schema's
+/// description.
+fn described_keys(place: Place) -> Vec<(&'static str, Option<String>)> {
     let Some(keys) = place.keys() else { return Vec::new() };
     let schema = frontend::schema::schema();
     let properties = match place {
@@ -159,15 +205,7 @@ fn keys(text: &str, line_start: usize) -> Vec<CompletionItem> {
         Place::Model => &schema["definitions"]["model"]["properties"],
         _ => &serde_json::Value::Null,
     };
-    keys.iter()
-        .map(|key| {
-            let doc = properties[key]["description"].as_str().map(String::from);
-            CompletionItem {
-                insert_text: Some(format!("{key}: ")),
-                ..item(key, CompletionItemKind::PROPERTY, doc)
-            }
-        })
-        .collect()
+    keys.iter().map(|key| (*key, properties[key]["description"].as_str().map(String::from))).collect()
 }
 
 /// The keys (`Some`) and list items (`None`) above the line at

@@ -294,15 +294,19 @@ impl<W: Write> Server<W> {
     fn hover(&mut self, uri: &Uri, position: Position) -> Option<Value> {
         let encoding = self.encoding;
         let (document, offset) = self.at(uri, position)?;
-        let ast = document.analysis.as_ref()?.ast.as_ref()?;
-        let reference = symbols::at(ast, offset)?;
-        let contract = document.last_contract.as_deref();
-        let markdown = navigate::hover(ast, contract, &document.text, &reference)?;
         let index = LineIndex::new(&document.text, encoding);
-        let hover = Hover {
-            contents: HoverContents::Markup(MarkupContent { kind: MarkupKind::Markdown, value: markdown }),
-            range: Some(index.range(reference.span.start as usize, reference.span.end as usize)),
+        let markup = |value: String, start: usize, end: usize| Hover {
+            contents: HoverContents::Markup(MarkupContent { kind: MarkupKind::Markdown, value }),
+            range: Some(index.range(start, end)),
         };
+        let ast = document.analysis.as_ref()?.ast.as_ref();
+        let Some(reference) = ast.and_then(|ast| symbols::at(ast, offset)) else {
+            let (doc, start, end) = complete::key_hover(&document.text, offset)?;
+            return serde_json::to_value(markup(doc, start, end)).ok();
+        };
+        let contract = document.last_contract.as_deref();
+        let markdown = navigate::hover(ast?, contract, &document.text, &reference)?;
+        let hover = markup(markdown, reference.span.start as usize, reference.span.end as usize);
         serde_json::to_value(hover).ok()
     }
 
