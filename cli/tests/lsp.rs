@@ -228,6 +228,7 @@ fn a_session_as_an_editor_has_it() {
         "renameProvider",
         "codeActionProvider",
         "semanticTokensProvider",
+        "signatureHelpProvider",
     ] {
         assert!(!capabilities[provider].is_null(), "{provider}: {capabilities}");
     }
@@ -538,6 +539,35 @@ fn hover_on_a_key_describes_it() {
     assert_eq!(client.stop(), Some(0));
 }
 
+/// Signature help on a half-typed call: the innermost call's signature
+/// and the argument the cursor is in; an extern's as declared.
+#[test]
+fn signature_help_follows_the_call_being_typed() {
+    let good = transfer();
+    let typing = good.replacen(
+        "fee: max(round(amount_eur * 0.015, 2), 2.50)",
+        "fee: max(round(amount_eur * 0.015, ",
+        1,
+    );
+    let mut client = Client::start();
+    let capabilities = client.initialize()["capabilities"].clone();
+    assert_eq!(capabilities["signatureHelpProvider"]["triggerCharacters"], json!(["(", ","]));
+    client.open(URI, &typing);
+    let mut help = |text: &str, needle: &str, delta: usize| {
+        let place = json!({ "textDocument": { "uri": URI }, "position": position(text, needle, 0, delta) });
+        client.result("textDocument/signatureHelp", place)
+    };
+    let shown = help(&typing, "0.015, ", 7);
+    assert_eq!(shown["signatures"][0]["label"], "round(x, places): decimal or float, int places");
+    assert_eq!(shown["activeParameter"], 1);
+    assert_eq!(shown["signatures"][0]["parameters"][1]["label"], json!([9, 15]));
+    let shown = help(&typing, "max(round", 4);
+    assert_eq!(shown["signatures"][0]["label"], "max(a, b, ...): values of one ordered type");
+    assert_eq!(shown["activeParameter"], 0);
+    assert_eq!(help(&typing, "fee: max", 4), Value::Null, "not in a call");
+    assert_eq!(client.stop(), Some(0));
+}
+
 /// A "did you mean" becomes a quick fix: a misspelled let and a
 /// misspelled key, fixed by their code actions, leave no diagnostics.
 #[test]
@@ -798,6 +828,7 @@ fn a_seeded_fuzz_of_edits_leaves_it_answering() {
                 ("textDocument/documentSymbol", place.clone()),
                 ("textDocument/codeAction", code_action.clone()),
                 ("textDocument/semanticTokens/full", place.clone()),
+                ("textDocument/signatureHelp", place.clone()),
             ] {
                 let response = client.call(method, params);
                 assert!(response.get("error").is_none(), "version {version}, {method}: {response}");

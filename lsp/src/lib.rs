@@ -6,6 +6,7 @@
 //! aggregate; a built-in's signature); goes to where a let, rule, table,
 //! window, aggregate, model or input field is declared; completes keys
 //! (by where the cursor is) and names (in expressions, fields after `.`);
+//! shows the signature of the function being called;
 //! finds a declaration's references and renames it; offers the fix a "did
 //! you mean" proposes; colours the names in expressions; outlines the
 //! document's declarations; formats through `rulec fmt`.
@@ -13,8 +14,8 @@
 //! Modules: [`transport`] frames messages (robust to what a client may
 //! send), [`server`] holds the session, [`analysis`] compiles a document
 //! with the `frontend`, [`symbols`] finds what a place names;
-//! [`navigate`], [`complete`], [`rename`], [`fixes`], [`tokens`] and
-//! [`outline`] answer; [`position`] converts offsets.
+//! [`navigate`], [`complete`], [`signature`], [`rename`], [`fixes`],
+//! [`tokens`] and [`outline`] answer; [`position`] converts offsets.
 //! It knows nothing about evaluation: it depends on `frontend` and `ir`
 //! only.
 
@@ -26,6 +27,7 @@ mod outline;
 mod position;
 mod rename;
 mod server;
+mod signature;
 mod symbols;
 mod tokens;
 mod transport;
@@ -36,7 +38,7 @@ use lsp_types::{
     CodeActionKind, CodeActionOptions, CodeActionProviderCapability, CompletionOptions,
     HoverProviderCapability, InitializeResult, OneOf, RenameOptions, SemanticTokensFullOptions,
     SemanticTokensOptions, SemanticTokensServerCapabilities, ServerCapabilities, ServerInfo,
-    TextDocumentSyncCapability, TextDocumentSyncKind, WorkDoneProgressOptions,
+    SignatureHelpOptions, TextDocumentSyncCapability, TextDocumentSyncKind, WorkDoneProgressOptions,
 };
 
 /// What the server does, for `initialize`, with the column encoding it
@@ -55,6 +57,10 @@ fn capabilities(encoding: position::Encoding) -> InitializeResult {
             document_formatting_provider: Some(OneOf::Left(true)),
             document_symbol_provider: Some(OneOf::Left(true)),
             references_provider: Some(OneOf::Left(true)),
+            signature_help_provider: Some(SignatureHelpOptions {
+                trigger_characters: Some(vec!["(".into(), ",".into()]),
+                ..SignatureHelpOptions::default()
+            }),
             semantic_tokens_provider: Some(SemanticTokensServerCapabilities::SemanticTokensOptions(
                 SemanticTokensOptions {
                     legend: tokens::legend(),

@@ -23,7 +23,7 @@ use serde_json::Value;
 use crate::analysis::{self, Analysis};
 use crate::position::{Encoding, LineIndex};
 use crate::transport::{self, Frame};
-use crate::{capabilities, complete, fixes, navigate, outline, rename, symbols, tokens};
+use crate::{capabilities, complete, fixes, navigate, outline, rename, signature, symbols, tokens};
 
 /// One open document.
 struct Document {
@@ -194,6 +194,11 @@ impl<W: Write> Server<W> {
             "textDocument/documentSymbol" => {
                 let p: lsp_types::DocumentSymbolParams = parse(params)?;
                 Ok(json(self.outline(&p.text_document.uri)))
+            }
+            "textDocument/signatureHelp" => {
+                let p: lsp_types::SignatureHelpParams = parse(params)?;
+                let at = p.text_document_position_params;
+                Ok(json(self.signature(&at.text_document.uri, at.position)))
             }
             "textDocument/formatting" => {
                 let p: DocumentFormattingParams = parse(params)?;
@@ -393,6 +398,12 @@ impl<W: Write> Server<W> {
         document.analyse();
         let ast = document.analysis.as_ref()?.ast.as_ref()?;
         serde_json::to_value(outline::outline(ast, &LineIndex::new(&document.text, encoding))).ok()
+    }
+
+    fn signature(&mut self, uri: &Uri, position: Position) -> Option<Value> {
+        let (document, offset) = self.at(uri, position)?;
+        let ast = document.last_ast.clone();
+        serde_json::to_value(signature::help(&document.text, offset, ast.as_deref())?).ok()
     }
 
     /// The whole document as `rulec fmt` writes it: one edit, or none
