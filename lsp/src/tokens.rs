@@ -77,11 +77,13 @@ pub fn tokens(ast: &Contract, index: &LineIndex<'_>) -> SemanticTokens {
         .collect();
     named.sort_by_key(|(r, ..)| r.span.start);
     let mut data = Vec::with_capacity(named.len());
-    let (mut line, mut column) = (0, 0);
+    let (mut line, mut column, mut taken) = (0, 0, 0);
     for (reference, ty, modifiers) in named {
         let start = index.position(reference.span.start as usize);
         let end = index.position(reference.span.end as usize);
-        if end.line != start.line || end.character <= start.character {
+        // One line each, none overlapping the one before (the protocol's rules).
+        let overlaps = start.line == line && start.character < taken;
+        if end.line != start.line || end.character <= start.character || overlaps {
             continue;
         }
         let delta_start = if start.line == line { start.character - column } else { start.character };
@@ -92,7 +94,7 @@ pub fn tokens(ast: &Contract, index: &LineIndex<'_>) -> SemanticTokens {
             token_type: index_of(ty),
             token_modifiers_bitset: modifiers,
         });
-        (line, column) = (start.line, start.character);
+        (line, column, taken) = (start.line, start.character, end.character);
     }
     SemanticTokens { result_id: None, data }
 }
