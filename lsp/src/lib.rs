@@ -22,6 +22,8 @@
 mod analysis;
 mod complete;
 mod fixes;
+#[cfg(test)]
+mod fuzz;
 mod navigate;
 mod outline;
 mod position;
