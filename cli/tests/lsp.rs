@@ -229,6 +229,8 @@ fn a_session_as_an_editor_has_it() {
         "codeActionProvider",
         "semanticTokensProvider",
         "signatureHelpProvider",
+        "documentHighlightProvider",
+        "inlayHintProvider",
     ] {
         assert!(!capabilities[provider].is_null(), "{provider}: {capabilities}");
     }
@@ -674,6 +676,50 @@ fn names_in_expressions_are_coloured_by_what_they_are() {
     assert_eq!(client.stop(), Some(0));
 }
 
+/// Inlay hints: each let's type after its value, from the text as it
+/// is; highlights: a let's declaration written, its uses read.
+#[test]
+fn lets_show_their_types_and_uses() {
+    let text = transfer();
+    let mut client = Client::start();
+    client.initialize();
+    client.open(URI, &text);
+    let whole = json!({ "start": { "line": 0, "character": 0 }, "end": { "line": 9999, "character": 0 } });
+    let hints =
+        client.result("textDocument/inlayHint", json!({ "textDocument": { "uri": URI }, "range": whole }));
+    let shown: Vec<(Value, String)> = hints
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| (h["position"].clone(), h["label"].as_str().unwrap().to_string()))
+        .collect();
+    assert_eq!(shown.len(), 4, "{hints}");
+    assert_eq!(shown[0], (position(&text, "\n  limit:", 0, 0), "→ decimal".to_string()));
+    assert_eq!(shown[2], (position(&text, "\n  new_account:", 0, 0), "→ bool".to_string()));
+    assert!(shown[1].1.contains("single: decimal"), "{shown:?}");
+    // A range holding one let's value: its hint only.
+    let one = json!({ "start": position(&text, "cross_border:", 0, 0), "end": position(&text, "new_account:", 0, 0) });
+    let hints =
+        client.result("textDocument/inlayHint", json!({ "textDocument": { "uri": URI }, "range": one }));
+    assert_eq!(hints.as_array().unwrap().len(), 1, "{hints}");
+    // While the text does not compile: no types of an older version.
+    let broken = text.replacen("amount_eur: round(", "amount_eur: rnd(", 1);
+    client.change(URI, 2, &broken);
+    let hints =
+        client.result("textDocument/inlayHint", json!({ "textDocument": { "uri": URI }, "range": whole }));
+    assert_eq!(hints, Value::Null);
+    client.change(URI, 3, &text);
+    let place =
+        json!({ "textDocument": { "uri": URI }, "position": position(&text, "amount_eur > limit", 0, 1) });
+    let highlights = client.result("textDocument/documentHighlight", place);
+    let kinds: Vec<u64> =
+        highlights.as_array().unwrap().iter().map(|h| h["kind"].as_u64().unwrap()).collect();
+    assert_eq!(kinds.len(), 11);
+    assert_eq!(kinds.iter().filter(|k| **k == 3).count(), 1, "one declaration: {highlights}");
+    assert_eq!(highlights[0]["range"]["start"], position(&text, "amount_eur: round", 0, 0));
+    assert_eq!(client.stop(), Some(0));
+}
+
 /// A rule's id in tests' `reasons` is renamed with it.
 #[test]
 fn a_rule_renamed_is_renamed_in_its_tests() {
@@ -829,6 +875,8 @@ fn a_seeded_fuzz_of_edits_leaves_it_answering() {
                 ("textDocument/codeAction", code_action.clone()),
                 ("textDocument/semanticTokens/full", place.clone()),
                 ("textDocument/signatureHelp", place.clone()),
+                ("textDocument/documentHighlight", place.clone()),
+                ("textDocument/inlayHint", code_action.clone()),
             ] {
                 let response = client.call(method, params);
                 assert!(response.get("error").is_none(), "version {version}, {method}: {response}");

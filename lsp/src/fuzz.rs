@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use lsp_types::{Position, Range, Uri};
 
 use crate::position::{Encoding, LineIndex};
-use crate::{analysis, complete, fixes, navigate, outline, rename, signature, symbols, tokens};
+use crate::{analysis, complete, fixes, hints, navigate, outline, rename, signature, symbols, tokens};
 
 /// Text an author types, and text no one should.
 const PIECES: &[&str] = &[
@@ -121,6 +121,9 @@ fn edited_contracts_never_panic_an_answer() {
             if let Some(ast) = &analysis.ast {
                 let _ = outline::outline(ast, &index);
                 let _ = tokens::tokens(ast, &index);
+                if let Some(contract) = &analysis.contract {
+                    let _ = hints::hints(ast, contract, &index, everything);
+                }
             }
         };
         if std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)).is_err() {

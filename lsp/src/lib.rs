@@ -7,7 +7,8 @@
 //! window, aggregate, model or input field is declared; completes keys
 //! (by where the cursor is) and names (in expressions, fields after `.`);
 //! shows the signature of the function being called;
-//! finds a declaration's references and renames it; offers the fix a "did
+//! finds a declaration's references (and highlights them) and renames
+//! it; shows the types of lets inline; offers the fix a "did
 //! you mean" proposes; colours the names in expressions; outlines the
 //! document's declarations; formats through `rulec fmt`.
 //!
@@ -15,7 +16,7 @@
 //! send), [`server`] holds the session, [`analysis`] compiles a document
 //! with the `frontend`, [`symbols`] finds what a place names;
 //! [`navigate`], [`complete`], [`signature`], [`rename`], [`fixes`],
-//! [`tokens`] and [`outline`] answer; [`position`] converts offsets.
+//! [`tokens`], [`hints`] and [`outline`] answer; [`position`] converts offsets.
 //! It knows nothing about evaluation: it depends on `frontend` and `ir`
 //! only.
 
@@ -24,6 +25,7 @@ mod complete;
 mod fixes;
 #[cfg(test)]
 mod fuzz;
+mod hints;
 mod navigate;
 mod outline;
 mod position;
@@ -59,6 +61,8 @@ fn capabilities(encoding: position::Encoding) -> InitializeResult {
             document_formatting_provider: Some(OneOf::Left(true)),
             document_symbol_provider: Some(OneOf::Left(true)),
             references_provider: Some(OneOf::Left(true)),
+            document_highlight_provider: Some(OneOf::Left(true)),
+            inlay_hint_provider: Some(OneOf::Left(true)),
             signature_help_provider: Some(SignatureHelpOptions {
                 trigger_characters: Some(vec!["(".into(), ",".into()]),
                 ..SignatureHelpOptions::default()

@@ -14,16 +14,16 @@ use crossbeam_channel::Receiver;
 use frontend::ast::Contract;
 use lsp_server::{ErrorCode, Message, Notification, Request, Response};
 use lsp_types::{
-    CompletionParams, DocumentFormattingParams, GotoDefinitionParams, Hover, HoverContents, HoverParams,
-    Location, MarkupContent, MarkupKind, Position, PublishDiagnosticsParams, Range, TextEdit, Uri,
-    WorkspaceEdit,
+    CompletionParams, DocumentFormattingParams, DocumentHighlight, DocumentHighlightKind,
+    GotoDefinitionParams, Hover, HoverContents, HoverParams, Location, MarkupContent, MarkupKind, Position,
+    PublishDiagnosticsParams, Range, TextEdit, Uri, WorkspaceEdit,
 };
 use serde_json::Value;
 
 use crate::analysis::{self, Analysis};
 use crate::position::{Encoding, LineIndex};
 use crate::transport::{self, Frame};
-use crate::{capabilities, complete, fixes, navigate, outline, rename, signature, symbols, tokens};
+use crate::{capabilities, complete, fixes, hints, navigate, outline, rename, signature, symbols, tokens};
 
 /// One open document.
 struct Document {
@@ -173,6 +173,15 @@ impl<W: Write> Server<W> {
                 let p: lsp_types::ReferenceParams = parse(params)?;
                 let at = p.text_document_position;
                 Ok(json(self.references(&at.text_document.uri, at.position, p.context.include_declaration)))
+            }
+            "textDocument/documentHighlight" => {
+                let p: lsp_types::DocumentHighlightParams = parse(params)?;
+                let at = p.text_document_position_params;
+                Ok(json(self.highlights(&at.text_document.uri, at.position)))
+            }
+            "textDocument/inlayHint" => {
+                let p: lsp_types::InlayHintParams = parse(params)?;
+                Ok(json(self.hints(&p.text_document.uri, p.range)))
             }
             "textDocument/prepareRename" => {
                 let at: lsp_types::TextDocumentPositionParams = parse(params)?;
@@ -342,6 +351,39 @@ impl<W: Write> Server<W> {
         let locations: Vec<Location> =
             spans.into_iter().map(|s| Location::new(uri.clone(), range(s))).collect();
         serde_json::to_value(locations).ok()
+    }
+
+    /// The places that name what the cursor names: its declaration
+    /// written, the others read.
+    fn highlights(&mut self, uri: &Uri, position: Position) -> Option<Value> {
+        let encoding = self.encoding;
+        let (document, offset) = self.at(uri, position)?;
+        let ast = document.analysis.as_ref()?.ast.as_ref()?;
+        let reference = symbols::at(ast, offset)?;
+        let declaration = navigate::definition(ast, &reference);
+        let index = LineIndex::new(&document.text, encoding);
+        let highlights: Vec<DocumentHighlight> = rename::references(ast, &reference, true)
+            .into_iter()
+            .map(|s| DocumentHighlight {
+                range: index.range(s.start as usize, s.end as usize),
+                kind: Some(if Some(s) == declaration {
+                    DocumentHighlightKind::WRITE
+                } else {
+                    DocumentHighlightKind::READ
+                }),
+            })
+            .collect();
+        serde_json::to_value(highlights).ok()
+    }
+
+    fn hints(&mut self, uri: &Uri, range: Range) -> Option<Value> {
+        let encoding = self.encoding;
+        let document = self.documents.get_mut(uri.as_str())?;
+        document.analyse();
+        let analysis = document.analysis.as_ref()?;
+        let (ast, contract) = (analysis.ast.as_ref()?, analysis.contract.as_deref()?);
+        serde_json::to_value(hints::hints(ast, contract, &LineIndex::new(&document.text, encoding), range))
+            .ok()
     }
 
     /// `prepareRename` (no `new_name`): the range a rename would change;
