@@ -1,16 +1,17 @@
 //! A seeded fuzz of every answer the server computes, in process: the
 //! example contracts with random edits, each place of the text asked
-//! for hover, definition, references, rename, completion, signature help
-//! and key descriptions, the whole text for its outline, tokens and quick
-//! fixes, in every position encoding. Nothing may panic. The process test
+//! for hover, definition, completion, signature help, highlights,
+//! references and rename, the whole text for its quick fixes, hints,
+//! tokens, outline and formatting, in every position encoding. Nothing may panic. The process test
 //! (cli/tests/lsp.rs) drives fewer edits through the real protocol.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use lsp_types::{Position, Range, Uri};
 
+use crate::answer;
+use crate::document::{Document, View};
 use crate::position::{Encoding, LineIndex};
-use crate::{analysis, complete, fixes, hints, navigate, outline, rename, signature, symbols, tokens};
 
 /// Text an author types, and text no one should.
 const PIECES: &[&str] = &[
@@ -78,26 +79,21 @@ fn examples() -> Vec<String> {
         .collect()
 }
 
-/// Every answer at byte `offset` of `text`.
-fn ask_at(text: &str, offset: usize, analysis: &analysis::Analysis) {
-    let ast = analysis.ast.as_ref();
-    let contract = analysis.contract.as_deref();
-    let _ = complete::complete(text, offset, ast, contract);
-    let _ = complete::key_hover(text, offset);
-    let _ = signature::help(text, offset, ast);
-    let Some(ast) = ast else { return };
-    let Some(reference) = symbols::at(ast, offset) else { return };
-    let _ = navigate::hover(ast, contract, text, &reference);
-    let _ = navigate::definition(ast, &reference);
-    let _ = rename::references(ast, &reference, true);
-    let _ = rename::prepare(ast, &reference);
-    let _ = rename::rename(ast, &reference, "renamed");
+/// Every answer at byte `offset` of the document.
+fn ask_at(view: &View<'_>, offset: usize) {
+    let _ = answer::hover(view, offset);
+    let _ = answer::definition(view, offset);
+    let _ = answer::completion(view, offset);
+    let _ = answer::signature(view, offset);
+    let _ = answer::highlights(view, offset);
+    let _ = answer::references(view, offset, true);
+    let _ = answer::rename(view, offset, None);
+    let _ = answer::rename(view, offset, Some("renamed"));
 }
 
 #[test]
 fn edited_contracts_never_panic_an_answer() {
     let sources = examples();
-    let uri: Uri = "file:///x.yaml".parse().unwrap();
     // `RULEC_FUZZ_SEEDS` runs more (the default keeps the suite quick).
     let seeds = std::env::var("RULEC_FUZZ_SEEDS").ok().and_then(|n| n.parse().ok()).unwrap_or(300u64);
     for seed in 1..=seeds {
@@ -109,22 +105,20 @@ fn edited_contracts_never_panic_an_answer() {
         let encoding = [Encoding::Utf8, Encoding::Utf16, Encoding::Utf32][rng.below(3)];
         let offsets: Vec<usize> = (0..40).map(|_| rng.below(text.len() + 1)).collect();
         let run = || {
-            let analysis = analysis::analyse(Path::new("x.yaml"), &text);
-            let index = LineIndex::new(&text, encoding);
+            let uri: Uri = "file:///x.yaml".parse().unwrap();
+            let mut document = Document::new(uri, PathBuf::from("x.yaml"), 1, text.clone());
+            document.analyse();
+            let view = View { index: LineIndex::new(&document.text, encoding), document: &document };
             for &offset in &offsets {
                 // As the server does: a client's position, back to an offset.
-                let offset = index.offset(index.position(offset));
-                ask_at(&text, offset, &analysis);
+                ask_at(&view, view.index.offset(view.index.position(offset)));
             }
             let everything = Range::new(Position::new(0, 0), Position::new(u32::MAX, u32::MAX));
-            let _ = fixes::quick_fixes(&analysis, &text, &index, &uri, everything);
-            if let Some(ast) = &analysis.ast {
-                let _ = outline::outline(ast, &index);
-                let _ = tokens::tokens(ast, &index);
-                if let Some(contract) = &analysis.contract {
-                    let _ = hints::hints(ast, contract, &index, everything);
-                }
-            }
+            let _ = answer::code_actions(&view, everything);
+            let _ = answer::hints(&view, everything);
+            let _ = answer::tokens(&view);
+            let _ = answer::outline(&view);
+            let _ = answer::formatting(&view);
         };
         if std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)).is_err() {
             panic!("seed {seed} panicked on:\n{text}");

@@ -13,15 +13,18 @@
 //! document's declarations; formats through `rulec fmt`.
 //!
 //! Modules: [`transport`] frames messages (robust to what a client may
-//! send), [`server`] holds the session, [`analysis`] compiles a document
-//! with the `frontend`, [`symbols`] finds what a place names;
+//! send), [`server`] holds the session, [`document`] an open document,
+//! [`analysis`] compiles it with the `frontend`, [`answer`] answers each
+//! request from it, [`symbols`] finds what a place names;
 //! [`navigate`], [`complete`], [`signature`], [`rename`], [`fixes`],
 //! [`tokens`], [`hints`] and [`outline`] answer; [`position`] converts offsets.
 //! It knows nothing about evaluation: it depends on `frontend` and `ir`
 //! only.
 
 mod analysis;
+mod answer;
 mod complete;
+mod document;
 mod fixes;
 #[cfg(test)]
 mod fuzz;

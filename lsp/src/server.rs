@@ -8,53 +8,18 @@
 use std::collections::HashMap;
 use std::io::{self, Write};
 use std::path::PathBuf;
-use std::sync::Arc;
 
 use crossbeam_channel::Receiver;
-use frontend::ast::Contract;
 use lsp_server::{ErrorCode, Message, Notification, Request, Response};
-use lsp_types::{
-    CompletionParams, DocumentFormattingParams, DocumentHighlight, DocumentHighlightKind,
-    GotoDefinitionParams, Hover, HoverContents, HoverParams, Location, MarkupContent, MarkupKind, Position,
-    PublishDiagnosticsParams, Range, TextEdit, Uri, WorkspaceEdit,
-};
+use lsp_types::{PublishDiagnosticsParams, TextDocumentIdentifier, TextDocumentPositionParams, Uri};
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::analysis::{self, Analysis};
+use crate::document::{Document, View};
 use crate::position::{Encoding, LineIndex};
 use crate::transport::{self, Frame};
-use crate::{capabilities, complete, fixes, hints, navigate, outline, rename, signature, symbols, tokens};
-
-/// One open document.
-struct Document {
-    uri: Uri,
-    path: PathBuf,
-    version: i32,
-    text: String,
-    /// The analysis of `text`, once made.
-    analysis: Option<Analysis>,
-    /// The last syntax tree and checked contract there were, for
-    /// completing and hovering while the text does not compile.
-    last_ast: Option<Arc<Contract>>,
-    last_contract: Option<Arc<ir::Contract>>,
-    published: bool,
-}
-
-impl Document {
-    fn analyse(&mut self) -> &Analysis {
-        if self.analysis.is_none() {
-            let analysis = analysis::analyse(&self.path, &self.text);
-            if let Some(ast) = &analysis.ast {
-                self.last_ast = Some(Arc::new(ast.clone()));
-            }
-            if let Some(contract) = &analysis.contract {
-                self.last_contract = Some(contract.clone());
-            }
-            self.analysis = Some(analysis);
-        }
-        self.analysis.as_ref().expect("analysed above")
-    }
-}
+use crate::{analysis, answer, capabilities};
 
 #[derive(PartialEq, Eq)]
 enum State {
@@ -147,74 +112,85 @@ impl<W: Write> Server<W> {
 
     /// The result of a request, or its error.
     fn answer(&mut self, method: &str, params: Value) -> Result<Value, (ErrorCode, String)> {
-        fn parse<P: serde::de::DeserializeOwned>(params: Value) -> Result<P, (ErrorCode, String)> {
-            serde_json::from_value(params).map_err(|e| (ErrorCode::InvalidParams, e.to_string()))
-        }
-        let json = |v: Option<Value>| v.unwrap_or(Value::Null);
+        let at = |params: Value| parse::<TextDocumentPositionParams>(params);
         match method {
-            "textDocument/hover" => {
-                let p: HoverParams = parse(params)?;
-                Ok(json(self.hover(
-                    &p.text_document_position_params.text_document.uri,
-                    p.text_document_position_params.position,
-                )))
-            }
-            "textDocument/definition" => {
-                let p: GotoDefinitionParams = parse(params)?;
-                let at = p.text_document_position_params;
-                Ok(json(self.definition(&at.text_document.uri, at.position)))
-            }
-            "textDocument/completion" => {
-                let p: CompletionParams = parse(params)?;
-                let at = p.text_document_position;
-                Ok(json(self.completion(&at.text_document.uri, at.position)))
-            }
+            "textDocument/hover" => Ok(self.at(at(params)?, answer::hover)),
+            "textDocument/definition" => Ok(self.at(at(params)?, answer::definition)),
+            "textDocument/completion" => Ok(self.at(at(params)?, answer::completion)),
+            "textDocument/signatureHelp" => Ok(self.at(at(params)?, answer::signature)),
+            "textDocument/documentHighlight" => Ok(self.at(at(params)?, answer::highlights)),
             "textDocument/references" => {
                 let p: lsp_types::ReferenceParams = parse(params)?;
-                let at = p.text_document_position;
-                Ok(json(self.references(&at.text_document.uri, at.position, p.context.include_declaration)))
+                let declaration = p.context.include_declaration;
+                Ok(self.at(p.text_document_position, |view, offset| {
+                    answer::references(view, offset, declaration)
+                }))
             }
-            "textDocument/documentHighlight" => {
-                let p: lsp_types::DocumentHighlightParams = parse(params)?;
-                let at = p.text_document_position_params;
-                Ok(json(self.highlights(&at.text_document.uri, at.position)))
+            "textDocument/prepareRename" => self.rename(at(params)?, None),
+            "textDocument/rename" => {
+                let p: lsp_types::RenameParams = parse(params)?;
+                self.rename(p.text_document_position, Some(&p.new_name))
             }
             "textDocument/inlayHint" => {
                 let p: lsp_types::InlayHintParams = parse(params)?;
-                Ok(json(self.hints(&p.text_document.uri, p.range)))
-            }
-            "textDocument/prepareRename" => {
-                let at: lsp_types::TextDocumentPositionParams = parse(params)?;
-                self.rename(&at.text_document.uri, at.position, None)
-            }
-            "textDocument/rename" => {
-                let p: lsp_types::RenameParams = parse(params)?;
-                let at = p.text_document_position;
-                self.rename(&at.text_document.uri, at.position, Some(&p.new_name))
+                Ok(self.on(&p.text_document.uri, |view| answer::hints(view, p.range)))
             }
             "textDocument/codeAction" => {
                 let p: lsp_types::CodeActionParams = parse(params)?;
-                Ok(json(self.code_actions(&p.text_document.uri, p.range)))
+                Ok(self.on(&p.text_document.uri, |view| answer::code_actions(view, p.range)))
             }
-            "textDocument/semanticTokens/full" => {
-                let p: lsp_types::SemanticTokensParams = parse(params)?;
-                Ok(json(self.tokens(&p.text_document.uri)))
-            }
-            "textDocument/documentSymbol" => {
-                let p: lsp_types::DocumentSymbolParams = parse(params)?;
-                Ok(json(self.outline(&p.text_document.uri)))
-            }
-            "textDocument/signatureHelp" => {
-                let p: lsp_types::SignatureHelpParams = parse(params)?;
-                let at = p.text_document_position_params;
-                Ok(json(self.signature(&at.text_document.uri, at.position)))
-            }
-            "textDocument/formatting" => {
-                let p: DocumentFormattingParams = parse(params)?;
-                Ok(json(self.formatting(&p.text_document.uri)))
+            "textDocument/semanticTokens/full"
+            | "textDocument/documentSymbol"
+            | "textDocument/formatting" => {
+                let document = parse::<OfDocument>(params)?.text_document;
+                let answer = match method {
+                    "textDocument/semanticTokens/full" => answer::tokens,
+                    "textDocument/documentSymbol" => answer::outline,
+                    _ => answer::formatting,
+                };
+                Ok(self.on(&document.uri, answer))
             }
             _ => Err((ErrorCode::MethodNotFound, format!("`{method}` is not served"))),
         }
+    }
+
+    /// The open document at `uri`, analysed, with its line index.
+    fn view(&mut self, uri: &Uri) -> Option<View<'_>> {
+        let encoding = self.encoding;
+        let document = self.documents.get_mut(uri.as_str())?;
+        document.analyse();
+        let document = &*document;
+        Some(View { index: LineIndex::new(&document.text, encoding), document })
+    }
+
+    /// `answer` about the document at `uri`; `null` when it is not open or
+    /// there is nothing to say.
+    fn on(&mut self, uri: &Uri, answer: impl FnOnce(&View<'_>) -> Option<Value>) -> Value {
+        self.view(uri).and_then(|view| answer(&view)).unwrap_or(Value::Null)
+    }
+
+    /// `answer` at a position of a document (as a byte offset).
+    fn at(
+        &mut self,
+        place: TextDocumentPositionParams,
+        answer: impl FnOnce(&View<'_>, usize) -> Option<Value>,
+    ) -> Value {
+        let position = place.position;
+        self.on(&place.text_document.uri, |view| answer(view, view.index.offset(position)))
+    }
+
+    /// A rename, or the range it would change: `RequestFailed` saying why
+    /// when there is nothing to rename, or no such name to take.
+    fn rename(
+        &mut self,
+        place: TextDocumentPositionParams,
+        new_name: Option<&str>,
+    ) -> Result<Value, (ErrorCode, String)> {
+        let position = place.position;
+        let failed = |why: String| (ErrorCode::RequestFailed, why);
+        let view =
+            self.view(&place.text_document.uri).ok_or_else(|| failed("the document is not open".into()))?;
+        answer::rename(&view, view.index.offset(position), new_name).map_err(failed)
     }
 
     fn notification(&mut self, n: Notification) {
@@ -253,28 +229,14 @@ impl<W: Write> Server<W> {
     /// sync); an older version than the one held is ignored.
     fn update(&mut self, uri: Uri, version: i32, text: String) {
         let key = uri.as_str().to_string();
-        if let Some(document) = self.documents.get_mut(&key) {
-            if version < document.version {
-                return;
+        match self.documents.get_mut(&key) {
+            Some(document) if version >= document.version => document.change(version, text),
+            Some(_) => {}
+            None => {
+                let path = file_path(&uri);
+                self.documents.insert(key, Document::new(uri, path, version, text));
             }
-            document.version = version;
-            document.text = text;
-            document.analysis = None;
-            document.published = false;
-            return;
         }
-        let path = file_path(&uri);
-        let document = Document {
-            uri,
-            path,
-            version,
-            text,
-            analysis: None,
-            last_ast: None,
-            last_contract: None,
-            published: false,
-        };
-        self.documents.insert(key, document);
     }
 
     /// Publishes the diagnostics of every document changed since.
@@ -296,173 +258,18 @@ impl<W: Write> Server<W> {
         }
         Ok(())
     }
+}
 
-    /// The document at `uri` analysed, and the byte offset of `position`.
-    fn at(&mut self, uri: &Uri, position: Position) -> Option<(&mut Document, usize)> {
-        let document = self.documents.get_mut(uri.as_str())?;
-        let offset = LineIndex::new(&document.text, self.encoding).offset(position);
-        document.analyse();
-        Some((document, offset))
-    }
+/// The parameters of a request about a whole document (its other
+/// parameters are not needed).
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct OfDocument {
+    text_document: TextDocumentIdentifier,
+}
 
-    fn hover(&mut self, uri: &Uri, position: Position) -> Option<Value> {
-        let encoding = self.encoding;
-        let (document, offset) = self.at(uri, position)?;
-        let index = LineIndex::new(&document.text, encoding);
-        let markup = |value: String, start: usize, end: usize| Hover {
-            contents: HoverContents::Markup(MarkupContent { kind: MarkupKind::Markdown, value }),
-            range: Some(index.range(start, end)),
-        };
-        let ast = document.analysis.as_ref()?.ast.as_ref();
-        let Some(reference) = ast.and_then(|ast| symbols::at(ast, offset)) else {
-            let (doc, start, end) = complete::key_hover(&document.text, offset)?;
-            return serde_json::to_value(markup(doc, start, end)).ok();
-        };
-        let contract = document.last_contract.as_deref();
-        let markdown = navigate::hover(ast?, contract, &document.text, &reference)?;
-        let hover = markup(markdown, reference.span.start as usize, reference.span.end as usize);
-        serde_json::to_value(hover).ok()
-    }
-
-    fn definition(&mut self, uri: &Uri, position: Position) -> Option<Value> {
-        let encoding = self.encoding;
-        let (document, offset) = self.at(uri, position)?;
-        let ast = document.analysis.as_ref()?.ast.as_ref()?;
-        let span = navigate::definition(ast, &symbols::at(ast, offset)?)?;
-        let range = LineIndex::new(&document.text, encoding).range(span.start as usize, span.end as usize);
-        serde_json::to_value(Location::new(document.uri.clone(), range)).ok()
-    }
-
-    fn completion(&mut self, uri: &Uri, position: Position) -> Option<Value> {
-        let (document, offset) = self.at(uri, position)?;
-        let ast = document.last_ast.clone();
-        let items =
-            complete::complete(&document.text, offset, ast.as_deref(), document.last_contract.as_deref());
-        serde_json::to_value(items).ok()
-    }
-
-    fn references(&mut self, uri: &Uri, position: Position, declaration: bool) -> Option<Value> {
-        let encoding = self.encoding;
-        let (document, offset) = self.at(uri, position)?;
-        let ast = document.analysis.as_ref()?.ast.as_ref()?;
-        let spans = rename::references(ast, &symbols::at(ast, offset)?, declaration);
-        let index = LineIndex::new(&document.text, encoding);
-        let range = |s: frontend::Span| index.range(s.start as usize, s.end as usize);
-        let locations: Vec<Location> =
-            spans.into_iter().map(|s| Location::new(uri.clone(), range(s))).collect();
-        serde_json::to_value(locations).ok()
-    }
-
-    /// The places that name what the cursor names: its declaration
-    /// written, the others read.
-    fn highlights(&mut self, uri: &Uri, position: Position) -> Option<Value> {
-        let encoding = self.encoding;
-        let (document, offset) = self.at(uri, position)?;
-        let ast = document.analysis.as_ref()?.ast.as_ref()?;
-        let reference = symbols::at(ast, offset)?;
-        let declaration = navigate::definition(ast, &reference);
-        let index = LineIndex::new(&document.text, encoding);
-        let highlights: Vec<DocumentHighlight> = rename::references(ast, &reference, true)
-            .into_iter()
-            .map(|s| DocumentHighlight {
-                range: index.range(s.start as usize, s.end as usize),
-                kind: Some(if Some(s) == declaration {
-                    DocumentHighlightKind::WRITE
-                } else {
-                    DocumentHighlightKind::READ
-                }),
-            })
-            .collect();
-        serde_json::to_value(highlights).ok()
-    }
-
-    fn hints(&mut self, uri: &Uri, range: Range) -> Option<Value> {
-        let encoding = self.encoding;
-        let document = self.documents.get_mut(uri.as_str())?;
-        document.analyse();
-        let analysis = document.analysis.as_ref()?;
-        let (ast, contract) = (analysis.ast.as_ref()?, analysis.contract.as_deref()?);
-        serde_json::to_value(hints::hints(ast, contract, &LineIndex::new(&document.text, encoding), range))
-            .ok()
-    }
-
-    /// `prepareRename` (no `new_name`): the range a rename would change;
-    /// `rename`: the edits. A place that cannot be renamed, or a name
-    /// that cannot be taken, is answered `RequestFailed` saying why.
-    fn rename(
-        &mut self,
-        uri: &Uri,
-        position: Position,
-        new_name: Option<&str>,
-    ) -> Result<Value, (ErrorCode, String)> {
-        let encoding = self.encoding;
-        let failed = |why: &str| (ErrorCode::RequestFailed, why.to_string());
-        let (document, offset) = self.at(uri, position).ok_or_else(|| failed("the document is not open"))?;
-        let ast = document.analysis.as_ref().and_then(|a| a.ast.as_ref());
-        let ast = ast.ok_or_else(|| failed("the document's YAML does not read: fix it first"))?;
-        let reference = symbols::at(ast, offset).ok_or_else(|| failed("there is no name here"))?;
-        let index = LineIndex::new(&document.text, encoding);
-        let range = |s: frontend::Span| index.range(s.start as usize, s.end as usize);
-        let Some(new_name) = new_name else {
-            let span = rename::prepare(ast, &reference).map_err(|why| failed(&why))?;
-            return Ok(serde_json::to_value(range(span)).unwrap_or_default());
-        };
-        let spans = rename::rename(ast, &reference, new_name).map_err(|why| failed(&why))?;
-        let edits = spans.into_iter().map(|s| TextEdit::new(range(s), new_name.to_string())).collect();
-        let change = WorkspaceEdit::new(HashMap::from([(uri.clone(), edits)]));
-        Ok(serde_json::to_value(change).unwrap_or_default())
-    }
-
-    fn code_actions(&mut self, uri: &Uri, range: Range) -> Option<Value> {
-        let encoding = self.encoding;
-        let document = self.documents.get_mut(uri.as_str())?;
-        document.analyse();
-        let analysis = document.analysis.as_ref()?;
-        let index = LineIndex::new(&document.text, encoding);
-        serde_json::to_value(fixes::quick_fixes(analysis, &document.text, &index, uri, range)).ok()
-    }
-
-    /// The names of the document's expressions, as it is now (none while
-    /// its YAML does not read).
-    fn tokens(&mut self, uri: &Uri) -> Option<Value> {
-        let encoding = self.encoding;
-        let document = self.documents.get_mut(uri.as_str())?;
-        document.analyse();
-        let ast = document.analysis.as_ref()?.ast.as_ref()?;
-        serde_json::to_value(tokens::tokens(ast, &LineIndex::new(&document.text, encoding))).ok()
-    }
-
-    /// The declarations of the document as it is now (none while its YAML
-    /// does not read).
-    fn outline(&mut self, uri: &Uri) -> Option<Value> {
-        let encoding = self.encoding;
-        let document = self.documents.get_mut(uri.as_str())?;
-        document.analyse();
-        let ast = document.analysis.as_ref()?.ast.as_ref()?;
-        serde_json::to_value(outline::outline(ast, &LineIndex::new(&document.text, encoding))).ok()
-    }
-
-    fn signature(&mut self, uri: &Uri, position: Position) -> Option<Value> {
-        let (document, offset) = self.at(uri, position)?;
-        let ast = document.last_ast.clone();
-        serde_json::to_value(signature::help(&document.text, offset, ast.as_deref())?).ok()
-    }
-
-    /// The whole document as `rulec fmt` writes it: one edit, or none
-    /// when it is formatted already or is not valid YAML (its diagnostics
-    /// say why).
-    fn formatting(&mut self, uri: &Uri) -> Option<Value> {
-        let document = self.documents.get(uri.as_str())?;
-        let file = frontend::SourceFile::new(document.path.display().to_string(), document.text.as_str());
-        let formatted = frontend::format::format(&file).ok().filter(|f| *f != document.text);
-        let edits: Vec<TextEdit> = formatted
-            .map(|new_text| {
-                let end = LineIndex::new(&document.text, self.encoding).position(document.text.len());
-                vec![TextEdit::new(Range::new(Position::new(0, 0), end), new_text)]
-            })
-            .unwrap_or_default();
-        serde_json::to_value(edits).ok()
-    }
+fn parse<P: DeserializeOwned>(params: Value) -> Result<P, (ErrorCode, String)> {
+    serde_json::from_value(params).map_err(|e| (ErrorCode::InvalidParams, e.to_string()))
 }
 
 /// The column encoding for `initialize`'s parameters, from the client's
