@@ -3,21 +3,21 @@
 //! It publishes the diagnostics `rulec check` gives (same codes, messages
 //! and spans) as a document is opened and edited; shows on hover what a
 //! name is (the type of an input field, a let, a table, a window
-//! aggregate; a built-in's signature); goes to where a let, rule, table,
-//! window, aggregate, model or input field is declared; completes keys
-//! (by where the cursor is) and names (in expressions, fields after `.`);
-//! shows the signature of the function being called;
-//! finds a declaration's references (and highlights them) and renames
-//! it; shows the types of lets inline; offers the fix a "did
-//! you mean" proposes; colours the names in expressions; outlines the
+//! aggregate; a built-in's signature) or what a key means; goes to where
+//! a name is declared; completes keys (by where the cursor is) and names
+//! (in expressions, fields after `.`); shows the signature of the
+//! function being called; finds a declaration's references, highlights
+//! and renames them; shows lets' types inline; offers the fix a "did you
+//! mean" proposes; colours the names in expressions; outlines the
 //! document's declarations; formats through `rulec fmt`.
 //!
 //! Modules: [`transport`] frames messages (robust to what a client may
-//! send), [`server`] holds the session, [`document`] an open document,
-//! [`analysis`] compiles it with the `frontend`, [`answer`] answers each
-//! request from it, [`symbols`] finds what a place names;
-//! [`navigate`], [`complete`], [`signature`], [`rename`], [`fixes`],
-//! [`tokens`], [`hints`] and [`outline`] answer; [`position`] converts offsets.
+//! send); [`server`] holds the session and dispatches; [`document`] is an
+//! open document, [`analysis`] compiles it with the `frontend`;
+//! [`answer`] answers each request, with [`symbols`] (what a place
+//! names), [`navigate`] (hover, definition), [`complete`], [`signature`],
+//! [`rename`] (references, rename), [`fixes`], [`tokens`], [`hints`] and
+//! [`outline`]; [`position`] converts offsets.
 //! It knows nothing about evaluation: it depends on `frontend` and `ir`
 //! only.
 
