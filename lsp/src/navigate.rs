@@ -28,7 +28,7 @@ pub fn hover(
     reference: &Reference,
 ) -> Option<String> {
     if reference.call {
-        return call(ast, text, &reference.path[0]);
+        return call(ast, &reference.path[0]);
     }
     let (kind, span) = symbols::resolve(ast, &reference.path)?;
     let path = reference.path.join(".");
@@ -77,15 +77,23 @@ pub fn definition(ast: &Contract, reference: &Reference) -> Option<Span> {
     symbols::resolve(ast, &reference.path).map(|(_, span)| span)
 }
 
-fn call(ast: &Contract, text: &str, name: &str) -> Option<String> {
+/// How the function `name` is called, and what it is: a built-in's usage
+/// (`round(x, places): ...`) or an extern's signature as declared
+/// (`fx(string, int) -> decimal`). Hover and signature help show it.
+pub fn usage(ast: Option<&Contract>, name: &str) -> Option<(String, &'static str)> {
     if let Some(builtin) = ir::Builtin::from_name(name) {
-        return Some(format!("```rulec\n{}\n```\nbuilt-in function", builtin.usage()));
+        return Some((builtin.usage().to_string(), "built-in function"));
     }
     if let Some((_, usage)) = SPECIAL.iter().find(|(n, _)| *n == name) {
-        return Some(format!("```rulec\n{usage}\n```\nbuilt-in function"));
+        return Some(((*usage).to_string(), "built-in function"));
     }
-    let ext = ast.externs.iter().find(|x| x.name.value == name)?;
-    Some(format!("```rulec\n{name}: {}\n```\nextern function", source(text, ext.text.span)))
+    let ext = ast?.externs.iter().find(|x| x.name.value == name)?;
+    Some((format!("{name}{}", ext.text.value.trim()), "extern function"))
+}
+
+fn call(ast: &Contract, name: &str) -> Option<String> {
+    let (usage, what) = usage(Some(ast), name)?;
+    Some(format!("```rulec\n{usage}\n```\n{what}"))
 }
 
 fn source(text: &str, span: Span) -> &str {

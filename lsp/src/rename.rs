@@ -13,11 +13,9 @@ use crate::symbols::{self, Kind, Reference};
 /// of a let's record, names no declaration of its own). A call names
 /// only an extern function.
 fn target(ast: &Contract, reference: &Reference) -> Option<(Kind, Span)> {
-    let found = symbols::resolve(ast, &reference.path)?;
-    let (_, shorter) = reference.path.split_last()?;
-    let exact = shorter.is_empty() || symbols::resolve(ast, shorter) != Some(found);
+    let (found, own) = symbols::resolve_own(ast, &reference.path)?;
     let callable = !reference.call || found.0 == Kind::Extern;
-    (exact && callable).then_some(found)
+    (own && callable).then_some(found)
 }
 
 /// The spans that name what `reference` names, in file order; its

@@ -8,7 +8,7 @@
 use frontend::ast::Contract;
 use lsp_types::{ParameterInformation, ParameterLabel, SignatureHelp, SignatureInformation};
 
-use crate::navigate::SPECIAL;
+use crate::navigate;
 
 /// An open bracket before the cursor: a call's `(` (with the function's
 /// name and the commas after it so far), or another bracket.
@@ -26,7 +26,7 @@ enum Open {
 pub fn help(text: &str, offset: usize, ast: Option<&Contract>) -> Option<SignatureHelp> {
     let line_start = text[..offset].rfind('\n').map_or(0, |n| n + 1);
     let (name, commas) = innermost_call(&text[line_start..offset])?;
-    let label = signature(&name, ast)?;
+    let (label, _) = navigate::usage(ast, &name)?;
     let parameters = parameters(&label);
     let active = (commas as usize).min(parameters.len().saturating_sub(1)) as u32;
     Some(SignatureHelp {
@@ -89,18 +89,6 @@ fn innermost_call(line: &str) -> Option<(String, u32)> {
         Open::Call { name, commas } => Some((name, commas)),
         _ => None,
     })
-}
-
-/// How `name` is called: a built-in's usage, or an extern's signature.
-fn signature(name: &str, ast: Option<&Contract>) -> Option<String> {
-    if let Some(builtin) = ir::Builtin::from_name(name) {
-        return Some(builtin.usage().to_string());
-    }
-    if let Some((_, usage)) = SPECIAL.iter().find(|(n, _)| *n == name) {
-        return Some((*usage).to_string());
-    }
-    let ext = ast?.externs.iter().find(|x| x.name.value == name)?;
-    Some(format!("{name}{}", ext.text.value.trim()))
 }
 
 /// The parameters of `label` (`f(a, b): ...`): the text between its first

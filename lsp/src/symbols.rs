@@ -258,6 +258,16 @@ pub enum Kind {
     Column,
 }
 
+/// What `path` names and where, and whether its last name is that
+/// declaration's own: `source.country` names the field `country`;
+/// `limit.single`, a field of a let's record value, resolves to the let
+/// `limit` but is not its name.
+pub fn resolve_own(ast: &Contract, path: &[String]) -> Option<((Kind, Span), bool)> {
+    let found = resolve(ast, path)?;
+    let (_, shorter) = path.split_last()?;
+    Some((found, shorter.is_empty() || resolve(ast, shorter) != Some(found)))
+}
+
 /// What `path` names and where that is declared.
 pub fn resolve(ast: &Contract, path: &[String]) -> Option<(Kind, Span)> {
     let first = path.first()?;

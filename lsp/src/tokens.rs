@@ -51,9 +51,8 @@ fn classify(ast: &Contract, reference: &Reference) -> Option<(SemanticTokenType,
     if path.len() == 1 && (path[0] == "windows" || path[0] == "rules") {
         return Some((SemanticTokenType::NAMESPACE, 0));
     }
-    let found = symbols::resolve(ast, path)?;
-    let (_, shorter) = path.split_last()?;
-    if !shorter.is_empty() && symbols::resolve(ast, shorter) == Some(found) {
+    let (found, own) = symbols::resolve_own(ast, path)?;
+    if !own {
         // A field of a let's record value.
         return Some((SemanticTokenType::PROPERTY, 0));
     }
