@@ -21,6 +21,7 @@
 //! reader, so its error is the NDJSON path's, byte for byte
 //! ([`crate::json_rows`]).
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use arrow_array::cast::AsArray;
@@ -28,8 +29,8 @@ use arrow_array::types::{
     Decimal128Type, Decimal256Type, Float16Type, Float32Type, Float64Type, Int8Type, Int16Type, Int32Type,
     Int64Type, UInt8Type, UInt16Type, UInt32Type, UInt64Type,
 };
-use arrow_array::{Array, ArrayRef, OffsetSizeTrait, RecordBatch};
-use arrow_schema::{DataType, Field, Fields, Schema};
+use arrow_array::{Array, ArrayRef, OffsetSizeTrait, RecordBatch, RecordBatchOptions};
+use arrow_schema::{DataType, Field, FieldRef, Fields, Schema};
 use ir::{TypeId, TypeKind, TypeTable};
 use runtime::Contract;
 use runtime::input::records::{Cells, Records};
@@ -39,6 +40,14 @@ use rust_decimal::Decimal;
 #[derive(Debug)]
 pub struct ColumnPlan {
     fields: Vec<FieldPlan>,
+    /// Each column's type in the schema the plan was made for: a batch
+    /// whose columns say otherwise is refused, never read.
+    columns: Vec<DataType>,
+    /// The columns read in another encoding than their own (dictionaries
+    /// of other than strings, run-end encoding, list views, dictionaries
+    /// inside lists): each is decoded into the type given, once a batch,
+    /// before it is read ([`ColumnPlan::decode`]).
+    decoded: Vec<(usize, DataType)>,
 }
 
 /// One field of a record: where its column is and how it is read.
@@ -73,20 +82,78 @@ enum Read {
     Record(Vec<FieldPlan>),
 }
 
+/// Where a column sits, which decides the encodings read as they are: a
+/// dictionary of strings is read in place (each distinct text checked
+/// once) except inside a list, where it is decoded first (a list's
+/// elements are read a row at a time, and a dictionary's keys would be
+/// normalised for every row).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Place {
+    Record,
+    List,
+}
+
 impl ColumnPlan {
     /// Matches `schema` against `contract`'s input.
     pub fn new(contract: &Contract, schema: &Schema) -> Result<ColumnPlan, String> {
         let program = contract.program();
         let types = &contract.ir().types;
         let input = contract.ir().input;
-        let fields = record_plan(program, types, input, schema.fields(), "", Some(0))?;
-        Ok(ColumnPlan { fields })
+        let (fields, read_as) = record_plan(program, types, input, schema.fields(), "", Some(0))?;
+        let decoded = read_as
+            .iter()
+            .zip(schema.fields())
+            .enumerate()
+            .filter(|(_, (read_as, column))| *read_as != column.data_type())
+            .map(|(index, (read_as, _))| (index, read_as.clone()))
+            .collect();
+        let columns = schema.fields().iter().map(|f| f.data_type().clone()).collect();
+        Ok(ColumnPlan { fields, columns, decoded })
+    }
+
+    /// `batch` as the plan reads it: refused when its columns are not the
+    /// schema's (a producer that lies about its batches), with the
+    /// columns that need it decoded ([`ColumnPlan::decoded`]).
+    pub fn decode<'b>(&self, batch: &'b RecordBatch) -> Result<Cow<'b, RecordBatch>, String> {
+        let schema = batch.schema_ref();
+        if schema.fields().len() != self.columns.len() {
+            return Err(format!(
+                "a record batch has {} columns where its schema has {}",
+                schema.fields().len(),
+                self.columns.len()
+            ));
+        }
+        for (field, expected) in schema.fields().iter().zip(&self.columns) {
+            if field.data_type() != expected {
+                return Err(format!(
+                    "a record batch's column `{}` is {}, where its schema says {expected}",
+                    field.name(),
+                    field.data_type()
+                ));
+            }
+        }
+        if self.decoded.is_empty() {
+            return Ok(Cow::Borrowed(batch));
+        }
+        let mut columns = batch.columns().to_vec();
+        let mut fields: Vec<FieldRef> = schema.fields().iter().cloned().collect();
+        for (index, read_as) in &self.decoded {
+            columns[*index] = arrow_cast::cast(&columns[*index], read_as).map_err(|e| {
+                format!("input column `{}` cannot be decoded as {read_as}: {e}", fields[*index].name())
+            })?;
+            fields[*index] = Arc::new(fields[*index].as_ref().clone().with_data_type(read_as.clone()));
+        }
+        let options = RecordBatchOptions::new().with_row_count(Some(batch.num_rows()));
+        RecordBatch::try_new_with_options(Arc::new(Schema::new(fields)), columns, &options)
+            .map(Cow::Owned)
+            .map_err(|e| format!("input columns cannot be decoded: {e}"))
     }
 
     /// Reads rows `first .. first + count` of `batch` into rows `0 ..
     /// count` of `records`; rows whose
     /// values would be invalid are validated from their JSON form instead,
-    /// which gives them their problem.
+    /// which gives them their problem. `batch` is as [`ColumnPlan::decode`]
+    /// gives it.
     pub fn fill<'r>(
         &self,
         contract: &Contract,
@@ -100,7 +167,7 @@ impl ColumnPlan {
             let mut cells = records.cells();
             let rows = Rows { first, count };
             for field in &self.fields {
-                fill(field, batch.column(field.column), rows, 0, 0, &mut cells, &mut bad, true);
+                fill(field, batch.column(field.column), rows, 0, 0, Some(&mut cells), &mut bad);
             }
         }
         for (k, _) in bad.iter().enumerate().filter(|(_, bad)| **bad) {
@@ -110,7 +177,8 @@ impl ColumnPlan {
     }
 }
 
-/// The plans of a record type's fields, from the columns `columns`.
+/// The plans of a record type's fields, from the columns `columns`, and
+/// the type each column is read as (its own, where it needs no decoding).
 /// `base` is the record's first input slot, `None` inside list elements
 /// (which are laid out whenever their list is).
 fn record_plan(
@@ -120,9 +188,10 @@ fn record_plan(
     columns: &Fields,
     path: &str,
     base: Option<usize>,
-) -> Result<Vec<FieldPlan>, String> {
+) -> Result<(Vec<FieldPlan>, Vec<DataType>), String> {
     let fields = types.record_fields(ty).unwrap_or(&[]);
     let mut plans = Vec::with_capacity(fields.len());
+    let mut read_as: Vec<DataType> = columns.iter().map(|c| c.data_type().clone()).collect();
     for (index, field) in fields.iter().enumerate() {
         let name = if path.is_empty() { field.name.clone() } else { format!("{path}.{}", field.name) };
         let (inner, optional) = match types.kind(field.ty) {
@@ -141,13 +210,16 @@ fn record_plan(
         let offset = program.layouts.field_offset(ty, index as u32);
         let at = base.map(|base| base + offset);
         let used = at.is_none_or(|at| program.reads_input(at, program.layouts.width(field.ty)));
-        let read = read_plan(program, types, inner, &columns[column], &name, at)?;
+        let place = if base.is_some() { Place::Record } else { Place::List };
+        let (read, data) = read_plan(program, types, inner, &columns[column], &name, at, place)?;
+        read_as[column] = data;
         plans.push(FieldPlan { column, offset, optional, used, read });
     }
-    Ok(plans)
+    Ok((plans, read_as))
 }
 
-/// How a column of `field`'s type reads values of `ty`, or why it cannot.
+/// How a column of `field`'s type reads values of `ty`, and the type it is
+/// read as, or why it cannot be.
 fn read_plan(
     program: &runtime::program::Program,
     types: &TypeTable,
@@ -155,19 +227,21 @@ fn read_plan(
     field: &Field,
     path: &str,
     at: Option<usize>,
-) -> Result<Read, String> {
-    let data = field.data_type();
+    place: Place,
+) -> Result<(Read, DataType), String> {
+    let own = field.data_type();
+    let data = decoded(own);
     let mismatch = || {
         format!(
-            "input column `{path}` has Arrow type {data}, which cannot hold the contract's {}",
+            "input column `{path}` has Arrow type {own}, which cannot hold the contract's {}",
             types.display(ty)
         )
     };
     if *data == DataType::Null {
-        return Ok(match types.kind(ty) {
-            TypeKind::Record(_) | TypeKind::List(_) => return Err(mismatch()),
-            _ => Read::Bool,
-        });
+        return match types.kind(ty) {
+            TypeKind::Record(_) | TypeKind::List(_) => Err(mismatch()),
+            _ => Ok((Read::Bool, data.clone())),
+        };
     }
     let read = match types.kind(ty) {
         TypeKind::Bool if *data == DataType::Boolean => Read::Bool,
@@ -185,47 +259,100 @@ fn read_plan(
         {
             Read::Decimal
         }
-        TypeKind::String if is_string(data) => Read::Str(None),
-        TypeKind::Enum(values) if is_string(data) => Read::Str(Some(values.clone().into())),
+        TypeKind::String | TypeKind::Enum(_) if is_string(data) => {
+            let values = match types.kind(ty) {
+                TypeKind::Enum(values) => Some(values.clone().into()),
+                _ => None,
+            };
+            // A dictionary of strings is read in place, but in a list.
+            let read_as = match own {
+                DataType::Dictionary(_, values) if place == Place::Record && is_string(values) => own,
+                _ => data,
+            };
+            return Ok((Read::Str(values), read_as.clone()));
+        }
         TypeKind::Timestamp if is_string(data) || matches!(data, DataType::Timestamp(..)) => Read::Timestamp,
         TypeKind::Duration if is_string(data) || matches!(data, DataType::Duration(_)) => Read::Duration,
         TypeKind::List(element) => {
-            let child = match data {
-                DataType::List(child) | DataType::LargeList(child) | DataType::FixedSizeList(child, _) => {
-                    child
-                }
-                _ => return Err(mismatch()),
-            };
-            let (inner, optional) = match types.kind(*element) {
-                TypeKind::Optional(inner) => (*inner, true),
-                _ => (*element, false),
-            };
-            let read = read_plan(program, types, inner, child, &format!("{path}[]"), None)?;
-            let stride = program.layouts.width(*element);
-            Read::List {
-                element: Box::new(FieldPlan { column: 0, offset: 0, optional, used: true, read }),
-                stride,
-            }
+            return list_plan(program, types, *element, data, path).ok_or_else(mismatch)?;
         }
         TypeKind::Record(_) => match data {
-            DataType::Struct(children) => Read::Record(record_plan(program, types, ty, children, path, at)?),
+            DataType::Struct(children) => {
+                let (fields, read_as) = record_plan(program, types, ty, children, path, at)?;
+                let children: Fields = children
+                    .iter()
+                    .zip(read_as)
+                    .map(|(child, read_as)| Arc::new(child.as_ref().clone().with_data_type(read_as)))
+                    .collect();
+                return Ok((Read::Record(fields), DataType::Struct(children)));
+            }
             _ => return Err(mismatch()),
         },
         _ => return Err(mismatch()),
     };
-    Ok(read)
+    Ok((read, data.clone()))
+}
+
+/// A list column of `data`'s type holding values of `element`: its plan
+/// and the type it is read as (a list view as a list), `None` when `data`
+/// is not a list.
+fn list_plan(
+    program: &runtime::program::Program,
+    types: &TypeTable,
+    element: TypeId,
+    data: &DataType,
+    path: &str,
+) -> Option<Result<(Read, DataType), String>> {
+    let (child, read_as): (&FieldRef, fn(FieldRef) -> DataType) = match data {
+        DataType::List(child) | DataType::ListView(child) => (child, DataType::List),
+        DataType::LargeList(child) | DataType::LargeListView(child) => (child, DataType::LargeList),
+        DataType::FixedSizeList(child, size) => {
+            let size = *size;
+            return Some(
+                list_elements(program, types, element, child, path)
+                    .map(|(read, child)| (read, DataType::FixedSizeList(child, size))),
+            );
+        }
+        _ => return None,
+    };
+    Some(list_elements(program, types, element, child, path).map(|(read, child)| (read, read_as(child))))
+}
+
+/// The plan of a list's elements, and their field as read.
+fn list_elements(
+    program: &runtime::program::Program,
+    types: &TypeTable,
+    element: TypeId,
+    child: &FieldRef,
+    path: &str,
+) -> Result<(Read, FieldRef), String> {
+    let (inner, optional) = match types.kind(element) {
+        TypeKind::Optional(inner) => (*inner, true),
+        _ => (element, false),
+    };
+    let (read, data) = read_plan(program, types, inner, child, &format!("{path}[]"), None, Place::List)?;
+    let stride = program.layouts.width(element);
+    let element = Box::new(FieldPlan { column: 0, offset: 0, optional, used: true, read });
+    Ok((Read::List { element, stride }, Arc::new(child.as_ref().clone().with_data_type(data))))
+}
+
+/// The type a column's values have under its encoding: a dictionary's
+/// values, a run-end encoding's values.
+fn decoded(data: &DataType) -> &DataType {
+    match data {
+        DataType::Dictionary(_, values) => decoded(values),
+        DataType::RunEndEncoded(_, values) => decoded(values.data_type()),
+        _ => data,
+    }
 }
 
 fn is_integer(data: &DataType) -> bool {
     data.is_integer()
 }
 
+/// A string type (not encoded: see [`decoded`]).
 fn is_string(data: &DataType) -> bool {
-    match data {
-        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => true,
-        DataType::Dictionary(_, values) => matches!(**values, DataType::Utf8 | DataType::LargeUtf8),
-        _ => false,
-    }
+    matches!(data, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View)
 }
 
 /// The rows `first .. first + count` of a column.
@@ -239,6 +366,11 @@ struct Rows {
 /// from rows `rows.first + k` of `array`, for every `k`; sets `bad[k]`
 /// when that value makes its record invalid. Each kind of column is read
 /// in its own loop, its array cast once.
+///
+/// `cells` is `None` for a field the contract never reads, and for
+/// everything inside it: its values are checked, and there is nothing to
+/// write them into (a list's elements are written only into the list's
+/// own cells, which an unread list never has).
 #[allow(clippy::too_many_arguments)]
 fn fill<'r>(
     field: &FieldPlan,
@@ -246,18 +378,17 @@ fn fill<'r>(
     rows: Rows,
     item0: usize,
     base: usize,
-    cells: &mut Cells<'_, 'r>,
+    cells: Option<&mut Cells<'_, 'r>>,
     bad: &mut [bool],
-    on: bool,
 ) {
     let at = base + field.offset;
     let optional = field.optional;
-    let on = on && field.used;
+    let mut cells = if field.used { cells } else { None };
     match (&field.read, array.data_type()) {
         (Read::Bool, DataType::Boolean) => {
             let a = array.as_boolean();
             each_row(array, rows, optional, bad, |k, row| {
-                if on {
+                if let Some(cells) = cells.as_deref_mut() {
                     cells.set_bool(item0 + k, at, a.value(row));
                 }
                 true
@@ -266,7 +397,7 @@ fn fill<'r>(
         (Read::Int, DataType::Int64) => {
             let a = array.as_primitive::<Int64Type>();
             each_row(array, rows, optional, bad, |k, row| {
-                if on {
+                if let Some(cells) = cells.as_deref_mut() {
                     cells.set_int(item0 + k, at, a.value(row));
                 }
                 true
@@ -274,7 +405,7 @@ fn fill<'r>(
         }
         (Read::Int, _) => each_row(array, rows, optional, bad, |k, row| match int_value(array, row) {
             Some(v) => {
-                if on {
+                if let Some(cells) = cells.as_deref_mut() {
                     cells.set_int(item0 + k, at, v);
                 }
                 true
@@ -284,7 +415,7 @@ fn fill<'r>(
         (Read::Float, _) => {
             each_row(array, rows, optional, bad, |k, row| match float_value(array, row) {
                 Some(v) if v.is_finite() => {
-                    if on {
+                    if let Some(cells) = cells.as_deref_mut() {
                         cells.set_float(item0 + k, at, v);
                     }
                     true
@@ -299,7 +430,7 @@ fn fill<'r>(
             let (a, scale) = (array.as_primitive::<Decimal128Type>(), *scale);
             each_row(array, rows, optional, bad, |k, row| match scaled(a.value(row), scale) {
                 Some(v) => {
-                    if on {
+                    if let Some(cells) = cells.as_deref_mut() {
                         cells.set_decimal(item0 + k, at, v);
                     }
                     true
@@ -310,7 +441,7 @@ fn fill<'r>(
         (Read::Decimal, _) => {
             each_row(array, rows, optional, bad, |k, row| match decimal_value(array, row) {
                 Some(v) => {
-                    if on {
+                    if let Some(cells) = cells.as_deref_mut() {
                         cells.set_decimal(item0 + k, at, v);
                     }
                     true
@@ -319,12 +450,12 @@ fn fill<'r>(
             })
         }
         (Read::Str(values), _) => {
-            fill_strings(values.as_deref(), array, rows, item0, at, field.optional, cells, bad, on)
+            fill_strings(values.as_deref(), array, rows, item0, at, field.optional, cells, bad)
         }
         (Read::Timestamp, _) => {
             each_row(array, rows, optional, bad, |k, row| match timestamp_value(array, row) {
                 Some(Some(nanos)) => {
-                    if on {
+                    if let Some(cells) = cells.as_deref_mut() {
                         cells.set_timestamp(item0 + k, at, nanos);
                     }
                     true
@@ -337,7 +468,7 @@ fn fill<'r>(
         (Read::Duration, _) => {
             each_row(array, rows, optional, bad, |k, row| match duration_value(array, row) {
                 Some(nanos) => {
-                    if on {
+                    if let Some(cells) = cells.as_deref_mut() {
                         cells.set_duration(item0 + k, at, nanos);
                     }
                     true
@@ -348,7 +479,7 @@ fn fill<'r>(
         (Read::List { element, stride }, _) => {
             let stride = *stride;
             each_row(array, rows, optional, bad, |k, row| {
-                fill_list(element, stride, array, row, item0 + k, at, cells, on)
+                fill_list(element, stride, array, row, item0 + k, at, cells.as_deref_mut())
             })
         }
         (Read::Record(fields), DataType::Struct(_)) => {
@@ -357,7 +488,7 @@ fn fill<'r>(
             each_row(array, rows, optional, bad, |_, _| true);
             let record = array.as_struct();
             for child in fields {
-                fill(child, record.column(child.column), rows, item0, at, cells, bad, on);
+                fill(child, record.column(child.column), rows, item0, at, cells.as_deref_mut(), bad);
             }
         }
         // A `Null` column: every row is null.
@@ -397,14 +528,14 @@ fn fill_strings<'r>(
     item0: usize,
     at: usize,
     optional: bool,
-    cells: &mut Cells<'_, 'r>,
+    mut cells: Option<&mut Cells<'_, 'r>>,
     bad: &mut [bool],
-    on: bool,
 ) {
     let allowed = |text: &str| values.is_none_or(|v| v.iter().any(|v| v == text));
-    let mut put = |k: usize, text: &'r str| {
-        if allowed(text) {
-            if on {
+    // `checked`: the text is known to be allowed.
+    let mut put = |k: usize, text: &'r str, checked: bool| {
+        if checked || allowed(text) {
+            if let Some(cells) = cells.as_deref_mut() {
                 cells.set_str(item0 + k, at, text);
             }
             true
@@ -415,38 +546,34 @@ fn fill_strings<'r>(
     match array.data_type() {
         DataType::Utf8 => {
             let a = array.as_string::<i32>();
-            each_row(array, rows, optional, bad, |k, row| put(k, a.value(row)));
+            each_row(array, rows, optional, bad, |k, row| put(k, a.value(row), false));
         }
         DataType::LargeUtf8 => {
             let a = array.as_string::<i64>();
-            each_row(array, rows, optional, bad, |k, row| put(k, a.value(row)));
+            each_row(array, rows, optional, bad, |k, row| put(k, a.value(row), false));
         }
         DataType::Utf8View => {
             let a = array.as_string_view();
-            each_row(array, rows, optional, bad, |k, row| put(k, a.value(row)));
+            each_row(array, rows, optional, bad, |k, row| put(k, a.value(row), false));
         }
         DataType::Dictionary(..) => {
             let Some(dictionary) = array.as_any_dictionary_opt() else {
                 each_row(array, rows, optional, bad, |_, _| false);
                 return;
             };
-            let keys = dictionary.normalized_keys();
+            let keys = crate::json_rows::dictionary_keys(array.as_ref());
             let words = dictionary.values();
             let texts: Vec<Option<&'r str>> =
                 (0..words.len()).map(|i| str_value(words, i).filter(|t| allowed(t))).collect();
-            each_row(
-                array,
-                rows,
-                optional,
-                bad,
-                &mut |k, row| match texts.get(keys[row]).copied().flatten() {
-                    Some(text) => {
-                        cells.set_str(item0 + k, at, text);
-                        true
-                    }
-                    None => false,
-                },
-            );
+            each_row(array, rows, optional, bad, &mut |k, row| match keys
+                .get(row)
+                .and_then(|key| texts.get(*key))
+                .copied()
+                .flatten()
+            {
+                Some(text) => put(k, text, true),
+                None => false,
+            });
         }
         _ => each_row(array, rows, optional, bad, |_, _| false),
     }
@@ -462,8 +589,7 @@ fn fill_list<'r>(
     row: usize,
     item: usize,
     at: usize,
-    cells: &mut Cells<'_, 'r>,
-    on: bool,
+    cells: Option<&mut Cells<'_, 'r>>,
 ) -> bool {
     let (values, start, len) = match array.data_type() {
         DataType::List(_) => list_range(array.as_list::<i32>(), row),
@@ -477,12 +603,11 @@ fn fill_list<'r>(
     };
     let mut bad = vec![false; len];
     let elements = Rows { first: start, count: len };
-    if on {
-        cells.set_list(item, at, len, stride, |cells| {
-            fill(element, values, elements, 0, 0, cells, &mut bad, true)
-        });
-    } else {
-        fill(element, values, elements, 0, 0, cells, &mut bad, false);
+    match cells {
+        Some(cells) => cells.set_list(item, at, len, stride, |cells| {
+            fill(element, values, elements, 0, 0, Some(cells), &mut bad)
+        }),
+        None => fill(element, values, elements, 0, 0, None, &mut bad),
     }
     !bad.contains(&true)
 }
@@ -547,17 +672,12 @@ fn scaled(mantissa: i128, scale: i8) -> Option<Decimal> {
     Decimal::try_from_i128_with_scale(mantissa.checked_mul(factor)?, 0).ok()
 }
 
-/// A string column's value (dictionary-encoded too).
+/// A string column's value (dictionaries are decoded before: [`decoded`]).
 fn str_value(array: &ArrayRef, row: usize) -> Option<&str> {
     Some(match array.data_type() {
         DataType::Utf8 => array.as_string::<i32>().value(row),
         DataType::LargeUtf8 => array.as_string::<i64>().value(row),
         DataType::Utf8View => array.as_string_view().value(row),
-        DataType::Dictionary(..) => {
-            let dictionary = array.as_any_dictionary_opt()?;
-            let key = dictionary.normalized_keys()[row];
-            return str_value(dictionary.values(), key);
-        }
         _ => return None,
     })
 }

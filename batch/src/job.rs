@@ -240,15 +240,28 @@ impl Job {
         self.rows(lines.len(), read, KeptOutput { pairs: kept_pairs, columns: kept_columns }, pieces)
     }
 
-    fn batch<'b>(&self, batch: &'b RecordBatch, pieces: Pieces<'_>) -> Result<(), String> {
+    fn batch(&self, batch: &RecordBatch, pieces: Pieces<'_>) -> Result<(), String> {
         let plan = self.plan.as_ref().ok_or("internal: Arrow records without a column plan")?;
+        let decoded = plan.decode(batch)?;
+        self.decoded_batch(plan, &decoded, batch, pieces)
+    }
+
+    /// [`Job::batch`] of `batch` as the plan reads it (`decoded`); kept
+    /// columns come from `batch` as it is.
+    fn decoded_batch<'b>(
+        &self,
+        plan: &ColumnPlan,
+        decoded: &'b RecordBatch,
+        batch: &RecordBatch,
+        pieces: Pieces<'_>,
+    ) -> Result<(), String> {
         let read = |records: &mut Records<'b>, start: usize, len: usize| {
-            plan.fill(&self.contract, batch, start, len, records);
+            plan.fill(&self.contract, decoded, start, len, records);
         };
         let kept_pairs = |row: usize, out: &mut Vec<u8>| {
             for (name, index) in self.keep.iter().zip(&self.kept_columns) {
                 let column = batch.column(*index);
-                if !column.is_null(row) {
+                if !crate::json_rows::is_null(column.as_ref(), row) {
                     pair(out, name, |out| crate::json_rows::write_value(column.as_ref(), row, out));
                 }
             }

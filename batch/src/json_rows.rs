@@ -72,7 +72,7 @@ fn write_object(
     out.push(b'{');
     let mut first = true;
     for (field, column) in fields.iter().zip(columns) {
-        if column.is_null(row) {
+        if is_null(column.as_ref(), row) {
             continue;
         }
         if !first {
@@ -88,7 +88,7 @@ fn write_object(
 
 /// Element `row` of `array` as JSON.
 pub fn write_value(array: &dyn Array, row: usize, out: &mut Vec<u8>) {
-    if array.is_null(row) {
+    if is_null(array, row) {
         out.extend_from_slice(b"null");
         return;
     }
@@ -153,6 +153,49 @@ pub fn write_value(array: &dyn Array, row: usize, out: &mut Vec<u8>) {
             }
         }
         _ => out.extend_from_slice(b"null"),
+    }
+}
+
+/// Whether element `row` of `array` is null: its own null, or a
+/// dictionary's null value.
+pub fn is_null(array: &dyn Array, row: usize) -> bool {
+    if array.is_null(row) {
+        return true;
+    }
+    match array.data_type() {
+        DataType::Dictionary(key, _) => {
+            match (array.as_any_dictionary_opt(), dictionary_key(array, key, row)) {
+                (Some(dictionary), Some(key)) => is_null(dictionary.values().as_ref(), key),
+                _ => true,
+            }
+        }
+        _ => false,
+    }
+}
+
+/// Every key of a dictionary array, as an index into its values (a key
+/// past them, or negative, as `usize::MAX`: no value). Empty for another
+/// array.
+pub(crate) fn dictionary_keys(array: &dyn Array) -> Vec<usize> {
+    fn of<K: arrow_array::types::ArrowDictionaryKeyType>(array: &dyn Array) -> Vec<usize> {
+        let Some(dictionary) = array.as_dictionary_opt::<K>() else { return Vec::new() };
+        let values = dictionary.values().len();
+        let index = |key: &K::Native| arrow_buffer::ArrowNativeType::to_usize(*key).filter(|k| *k < values);
+        dictionary.keys().values().iter().map(|key| index(key).unwrap_or(usize::MAX)).collect()
+    }
+    match array.data_type() {
+        DataType::Dictionary(key, _) => match key.as_ref() {
+            DataType::Int8 => of::<Int8Type>(array),
+            DataType::Int16 => of::<Int16Type>(array),
+            DataType::Int32 => of::<Int32Type>(array),
+            DataType::Int64 => of::<Int64Type>(array),
+            DataType::UInt8 => of::<UInt8Type>(array),
+            DataType::UInt16 => of::<UInt16Type>(array),
+            DataType::UInt32 => of::<UInt32Type>(array),
+            DataType::UInt64 => of::<UInt64Type>(array),
+            _ => Vec::new(),
+        },
+        _ => Vec::new(),
     }
 }
 

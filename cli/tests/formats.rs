@@ -3,7 +3,8 @@
 //! pyarrow (every codec, small and large row groups), as Avro written by
 //! fastavro (every codec arrow-avro reads here, a block per record or
 //! many) and as Arrow IPC written by pyarrow give, byte for byte, what
-//! they give as NDJSON; by extension or by `--input-format`. A damaged
+//! they give as NDJSON, also with every string dictionary-encoded (inside
+//! lists and structs too); by extension or by `--input-format`. A damaged
 //! file of each format (cut short, bytes overwritten) is an error with
 //! exit 2 or per-record errors, never a crash or a hang.
 //!
@@ -43,8 +44,10 @@ const DATA: [Data; 2] = [
 ];
 
 /// The typed files: (writer kind, codec, rows per row group or block).
-const WRITTEN: [(&str, &str, &str); 13] = [
+const WRITTEN: [(&str, &str, &str); 15] = [
     ("parquet", "snappy", "3"),
+    ("parquet", "snappy-dictionary", "3"),
+    ("arrow", "none-dictionary", "2"),
     ("parquet", "zstd", "1000"),
     ("parquet", "gzip", "1"),
     ("parquet", "lz4", "2"),

@@ -165,6 +165,89 @@ fn sql_over_parquet_gives_what_rulec_eval_gives_for_every_row() {
     assert_same_lines("rulec_decision over NDJSON", &decisions, &expected_decisions);
 }
 
+/// A chain of thousands of `+` or `AND` is refused with a message (it
+/// overflowed a thread's stack and aborted the process); a chain within
+/// the limit runs.
+#[test]
+fn a_query_nested_too_deep_is_refused_and_one_within_the_limit_runs() {
+    let chain = |term: &str, op: &str, terms: usize| vec![term; terms].join(op);
+    for query in [
+        format!("SELECT {} AS n", chain("1", " + ", 8000)),
+        format!(
+            "SELECT count(*) AS n FROM 'cli/tests/data/records.ndjson' WHERE {}",
+            chain("true", " AND ", 8000)
+        ),
+    ] {
+        let out = sql(TRANSFER, &[], &query);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        assert!(stderr.contains("nests more than 1000 deep"), "{stderr}");
+    }
+    let within = sql_lines(TRANSFER, &format!("SELECT {} AS n", chain("1", " + ", 900)));
+    assert_eq!(within, [r#"{"n":900}"#]);
+}
+
+/// `--output` is written beside the file and moved over it at the end: a
+/// query whose output is its own input reads the input whole, and a query
+/// that fails leaves the file as it was (and nothing beside it).
+#[test]
+fn output_onto_an_input_or_from_a_failed_query_leaves_no_file_half_written() {
+    let dir = tempfile::tempdir().expect("a folder");
+    let records = dir.path().join("records.ndjson");
+    std::fs::write(&records, support::transfer_records(2000).join("\n") + "\n").expect("written");
+    let path = records.display().to_string();
+    let out = sql(TRANSFER, &["--output", &path], &format!("SELECT * FROM '{path}'"));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(std::fs::read_to_string(&records).expect("the results").lines().count(), 2000);
+
+    let kept = dir.path().join("kept.ndjson");
+    std::fs::write(&kept, "kept\n").expect("written");
+    let missing = dir.path().join("missing.parquet").display().to_string();
+    let out =
+        sql(TRANSFER, &["--output", &kept.display().to_string()], &format!("SELECT * FROM '{missing}'"));
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(std::fs::read_to_string(&kept).expect("the file"), "kept\n");
+    let mut names: Vec<String> = std::fs::read_dir(dir.path())
+        .expect("the folder")
+        .map(|e| e.expect("an entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["kept.ndjson", "records.ndjson"]);
+}
+
+/// Strings dictionary-encoded, inside lists and structs too (Polars
+/// categoricals, Spark's and pyarrow's dictionary reads), give what the
+/// plain file gives, through SQL and through `rulec eval --input`.
+#[test]
+fn dictionary_encoded_strings_give_the_plain_results() {
+    if !python_can_import("pyarrow") {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("a folder");
+    let ndjson = dir.path().join("records.ndjson");
+    std::fs::write(&ndjson, support::transfer_records(3000).join("\n") + "\n").expect("written");
+    let write = |codec: &str| {
+        let parquet = dir.path().join(format!("{codec}.parquet"));
+        let args = ["parquet".as_ref(), "numbered".as_ref(), ndjson.as_os_str(), parquet.as_os_str()];
+        run_python(
+            "pyarrow writes Parquet",
+            WRITER,
+            args.into_iter().chain([codec.as_ref(), "700".as_ref()]),
+        );
+        parquet
+    };
+    let (plain, dictionary) = (write("snappy"), write("snappy-dictionary"));
+    let call = format!("rulec('acme.payments.transfer', 'batch', {RECORD})");
+    let lines = |file: &Path| sql_lines(TRANSFER, &results_query(&call, &file.display().to_string()));
+    assert_same_lines("rulec(...) over dictionary strings", &lines(&dictionary), &lines(&plain));
+    let evaluated = |file: &Path| {
+        let results = dir.path().join(format!("{}.arrow", file.file_stem().unwrap().to_string_lossy()));
+        assert!(evaluated(&eval(TRANSFER, Some("batch"), file, &results), &results));
+        expected(TRANSFER, &results.display().to_string())
+    };
+    assert_same_lines("rulec eval over dictionary strings", &evaluated(&dictionary), &evaluated(&plain));
+}
+
 #[test]
 fn a_query_that_filters_joins_and_groups_counts_what_the_batch_results_count() {
     if !python_can_import("pyarrow") {

@@ -11,13 +11,15 @@
 //!   that job, the batch engine of `rulec eval --input`;
 //! - [`sql`]: one SQL query in process (`rulec sql`): files as tables by
 //!   their quoted path, the results written as a table, NDJSON, CSV or
-//!   Arrow.
+//!   Arrow; [`depth`]: queries nested deeper than a limit refused before
+//!   DataFusion walks them, and the stack rulec's query threads get.
 //!
 //! The functions hold the contracts they serve (a
 //! [`ContractSet`](runtime::ContractSet), loaded by the caller into the
 //! engine of its choice), so any `SessionContext` can register them.
 
 pub mod call;
+pub mod depth;
 pub mod sql;
 pub mod udf;
 

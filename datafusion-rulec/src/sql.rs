@@ -30,6 +30,7 @@ use datafusion::datasource::file_format::json::JsonFormatFactory;
 use datafusion::datasource::file_format::{FileFormat, FileFormatFactory};
 use datafusion::execution::SessionStateBuilder;
 use datafusion::execution::session_state::SessionState;
+use datafusion::optimizer::AnalyzerRule;
 use datafusion::prelude::{DataFrame, SessionConfig, SessionContext};
 use futures_util::StreamExt;
 use runtime::ContractSet;
@@ -79,12 +80,19 @@ pub fn session_state(contracts: &Arc<ContractSet>, config: SessionConfig) -> Res
 /// (docs/decisions.md).
 const LEAF_RULES: [&str; 2] = ["extract_leaf_expressions", "push_down_leaf_projections"];
 
-/// `state` with `contracts`' functions and rulec's file extensions (for a
-/// session of its own, or for a state built elsewhere).
+/// `state` with `contracts`' functions, rulec's file extensions and the
+/// depth limit first among its analyzer rules (for a session of its own,
+/// or for a state built elsewhere).
 pub fn extend(state: SessionState, contracts: &Arc<ContractSet>) -> Result<SessionState> {
     let rules =
         state.optimizers().iter().filter(|rule| !LEAF_RULES.contains(&rule.name())).cloned().collect();
-    let builder = SessionStateBuilder::new_from_existing(state).with_optimizer_rules(rules);
+    let analyzers =
+        std::iter::once(Arc::new(crate::depth::DepthLimit) as Arc<dyn AnalyzerRule + Send + Sync>)
+            .chain(state.analyzer().rules.iter().cloned())
+            .collect();
+    let builder = SessionStateBuilder::new_from_existing(state)
+        .with_optimizer_rules(rules)
+        .with_analyzer_rules(analyzers);
     let mut state = crate::with_functions(builder, contracts).build();
     for (ext, inner) in extensions() {
         state.register_file_format(Arc::new(Extension { ext, inner }), true)?;
@@ -142,7 +150,71 @@ pub enum QueryFailure {
 
 /// Runs `query` in `ctx`, writing its results to `output` (stdout when
 /// `None`) in `format`; the number of rows written.
+///
+/// A file is written beside `output` and moved over it once every row is
+/// written: a query that fails leaves `output` as it was, and a query
+/// whose output is one of its inputs reads the input whole.
 pub async fn run(
+    ctx: &SessionContext,
+    query: &str,
+    format: Format,
+    output: Option<&Path>,
+) -> Result<u64, QueryFailure> {
+    let Some(output) = output else { return write(ctx, query, format, None).await };
+    let staged = Staged::beside(output).map_err(QueryFailure::Output)?;
+    let rows = write(ctx, query, format, Some(staged.path())).await?;
+    staged.commit().map_err(QueryFailure::Output)?;
+    Ok(rows)
+}
+
+/// A file written in place of another: created beside it (same folder,
+/// same extension), moved over it by [`Staged::commit`], removed if
+/// dropped before.
+struct Staged {
+    file: tempfile::TempPath,
+    target: std::path::PathBuf,
+}
+
+impl Staged {
+    fn beside(target: &Path) -> Result<Staged, String> {
+        let folder = match target.parent() {
+            Some(parent) if !parent.as_os_str().is_empty() => parent,
+            _ => Path::new("."),
+        };
+        let name = target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let extension = target.extension().map(|e| format!(".{}", e.to_string_lossy())).unwrap_or_default();
+        let file = tempfile::Builder::new()
+            .prefix(&format!(".{name}."))
+            .suffix(&format!(".partial{extension}"))
+            .tempfile_in(folder)
+            .map_err(|e| format!("cannot write {}: {e}", target.display()))?;
+        Ok(Staged { file: file.into_temp_path(), target: target.to_path_buf() })
+    }
+
+    fn path(&self) -> &Path {
+        &self.file
+    }
+
+    /// Moves the written file over the target, with the target's
+    /// permissions if it existed, else a new file's (the temporary file
+    /// is its owner's alone).
+    fn commit(self) -> Result<(), String> {
+        let failed = |e: std::io::Error| format!("cannot write {}: {e}", self.target.display());
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let permissions = std::fs::metadata(&self.target)
+                .map(|existing| existing.permissions())
+                .unwrap_or_else(|_| std::fs::Permissions::from_mode(0o644));
+            std::fs::set_permissions(&self.file, permissions).map_err(failed)?;
+        }
+        let target = self.target.clone();
+        self.file.persist(&target).map_err(|e| failed(e.error))
+    }
+}
+
+/// [`run`]'s query, written to `output` as it is.
+async fn write(
     ctx: &SessionContext,
     query: &str,
     format: Format,
@@ -172,7 +244,7 @@ pub async fn run(
 /// the pieces are written as they come, so rows come in no set order
 /// across partitions, as DataFusion's own merge of them gives (a query
 /// with `ORDER BY` has one output partition, in order).
-async fn ndjson(frame: DataFrame, mut out: Box<dyn Write>) -> Result<u64, QueryFailure> {
+async fn ndjson(frame: DataFrame, mut out: Box<dyn Write + Send>) -> Result<u64, QueryFailure> {
     let failed = |e: datafusion::error::DataFusionError| QueryFailure::Query(e.to_string());
     let streams = frame.execute_stream_partitioned().await.map_err(failed)?;
     let (pieces, mut written) = tokio::sync::mpsc::channel(streams.len().max(1) * 2);
@@ -210,8 +282,8 @@ fn ndjson_lines(batch: &RecordBatch) -> Vec<u8> {
 
 /// Where the results go, in their format.
 enum Sink {
-    Table { out: Box<dyn Write>, batches: Vec<RecordBatch> },
-    Csv(datafusion::arrow::csv::Writer<Box<dyn Write>>),
+    Table { out: Box<dyn Write + Send>, batches: Vec<RecordBatch> },
+    Csv(datafusion::arrow::csv::Writer<Box<dyn Write + Send>>),
     Arrow(Writer),
 }
 
@@ -227,7 +299,7 @@ impl Sink {
     }
 
     /// The file at `path`, or stdout, buffered.
-    fn open(path: Option<&Path>) -> Result<Box<dyn Write>, String> {
+    fn open(path: Option<&Path>) -> Result<Box<dyn Write + Send>, String> {
         Ok(match path {
             Some(path) => Box::new(std::io::BufWriter::new(
                 std::fs::File::create(path).map_err(|e| format!("cannot write {}: {e}", path.display()))?,

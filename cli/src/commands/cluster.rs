@@ -132,6 +132,7 @@ pub fn run(args: Args) -> Outcome {
 /// Runs a process's future on a runtime of its own.
 fn block_on(process: impl Future<Output = Result<(), String>>) -> Outcome {
     let runtime = tokio::runtime::Builder::new_multi_thread()
+        .thread_stack_size(datafusion_rulec::depth::THREAD_STACK)
         .enable_all()
         .build()
         .map_err(|e| Failure::Usage(format!("cannot start the process's threads: {e}")))?;

@@ -88,11 +88,19 @@ pub fn run(args: Args) -> Outcome {
     let format = args.format.map(format).unwrap_or_else(|| by_extension(args.output.as_deref()));
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(threads)
+        .thread_stack_size(datafusion_rulec::depth::THREAD_STACK)
         .enable_all()
         .build()
         .map_err(|e| Failure::Usage(format!("cannot start the query's threads: {e}")))?;
     let ctx = runtime.block_on(session(&args, &set, threads))?;
-    let ran = runtime.block_on(within(args.timeout, sql::run(&ctx, &query, format, args.output.as_deref())));
+    // Planned and run on a worker (whose stack is THREAD_STACK), not on
+    // the main thread.
+    let (timeout, output) = (args.timeout, args.output.clone());
+    let query = runtime
+        .spawn(async move { within(timeout, sql::run(&ctx, &query, format, output.as_deref())).await });
+    let ran = runtime.block_on(query).unwrap_or_else(|e| {
+        Err(QueryFailure::Query(format!("internal error in rulec: the query's task failed: {e}")))
+    });
     match ran {
         Ok(_rows) => Ok(()),
         // The query is wrong (it does not plan, a file does not read):

@@ -6,7 +6,10 @@ user's own tools would, for cli/tests/formats.rs.
 SCHEMA names the records' shape (`transfer`: cli/tests/data/records.ndjson,
 `numbered`: such records with an `id` first, `typed`: cli/tests/data/typed.ndjson); CODEC is the compression (Parquet:
 none, snappy, gzip, zstd, lz4, brotli; Avro: null, deflate, snappy,
-zstandard; Arrow: none); ROWS is the rows per Parquet row group, Avro block
+zstandard; Arrow: none), and for Parquet and Arrow `-dictionary` after it
+(`snappy-dictionary`, `none-dictionary`) dictionary-encodes every string,
+inside lists and structs too, as Polars categoricals and Spark's and
+pyarrow's dictionary reads give them; ROWS is the rows per Parquet row group, Avro block
 or Arrow batch. Absent
 fields are nulls; decimals keep their exact digits.
 """
@@ -134,16 +137,44 @@ def table(schema_name, records):
     return pa.Table.from_pylist([convert(r, fields) for r in records], schema=parquet_schema(schema_name))
 
 
+def dictionary_strings(array):
+    """`array` with every string in it dictionary-encoded."""
+    import pyarrow as pa
+
+    kind = array.type
+    if pa.types.is_string(kind) or pa.types.is_large_string(kind):
+        return array.dictionary_encode()
+    if pa.types.is_list(kind):
+        values = dictionary_strings(array.values)
+        return pa.ListArray.from_arrays(array.offsets, values, mask=array.is_null())
+    if pa.types.is_struct(kind):
+        children = [dictionary_strings(array.field(i)) for i in range(kind.num_fields)]
+        names = [kind.field(i).name for i in range(kind.num_fields)]
+        return pa.StructArray.from_arrays(children, names=names, mask=array.is_null())
+    return array
+
+
+def encoded(data, codec):
+    """`data` and the codec's compression: `-dictionary` encodes strings."""
+    import pyarrow as pa
+
+    if not codec.endswith("-dictionary"):
+        return data, codec
+    columns = [pa.chunked_array([dictionary_strings(c) for c in column.chunks]) for column in data.columns]
+    return pa.Table.from_arrays(columns, names=data.column_names), codec[: -len("-dictionary")]
+
+
 def write_parquet(schema_name, records, out, codec, rows):
     import pyarrow.parquet as pq
 
-    pq.write_table(table(schema_name, records), out, compression=codec, row_group_size=rows)
+    data, codec = encoded(table(schema_name, records), codec)
+    pq.write_table(data, out, compression=codec, row_group_size=rows)
 
 
 def write_arrow(schema_name, records, out, codec, rows):
     import pyarrow as pa
 
-    data = table(schema_name, records)
+    data, _ = encoded(table(schema_name, records), codec)
     with pa.OSFile(out, "wb") as sink, pa.ipc.new_file(sink, data.schema) as writer:
         writer.write_table(data, max_chunksize=rows)
 

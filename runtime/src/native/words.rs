@@ -23,10 +23,12 @@ pub(super) fn word_value<'a>(program: &'a Program, ty: TypeId, a: u64, b: u64) -
             Value::Record(unsafe { RecordRef::new(slots) })
         }
         shape => {
-            let slot = Slot::from_words(shape_tag(shape), a, b);
             // SAFETY: the words come from slots of the input or constants
             // (strings and lists point into them), alive for `'a`.
-            unsafe { crate::value::read_detached(&program.layouts, ty, slot) }
+            unsafe {
+                let slot = Slot::from_words(shape_tag(shape), a, b);
+                crate::value::read_detached(&program.layouts, ty, slot)
+            }
         }
     }
 }
@@ -65,7 +67,9 @@ pub(super) fn value_words(program: &Program, ty: TypeId, value: &Value<'_>, aren
             let slots = arena.slots(items.len());
             for (i, item) in items.iter().enumerate() {
                 let (a, b) = value_words(program, element, item, arena);
-                // SAFETY: `slots` has `items.len()` slots.
+                // SAFETY: `slots` has `items.len()` slots; the words are
+                // the item's own (its text and elements live in `arena`
+                // or in what `items` borrows).
                 unsafe { *slots.add(i) = Slot::from_words(tag, a, b) };
             }
             (slots as u64, items.len() as u64)

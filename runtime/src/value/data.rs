@@ -111,12 +111,14 @@ impl Slot {
         Slot { tag: Tag::List, a: elements.as_ptr() as u64, b: count as u64 }
     }
 
-    /// A slot from its tag and words.
+    /// A slot from its tag and words (native code's values, back).
     ///
-    /// A string or list slot built this way points wherever its words say;
-    /// it is only read through [`crate::value::read_detached`], whose
-    /// caller vouches for the target.
-    pub fn from_words(tag: Tag, a: u64, b: u64) -> Slot {
+    /// # Safety
+    ///
+    /// A string or list slot built this way points wherever its words
+    /// say: the caller vouches that they point at live text or slots of
+    /// the tag's kind, for as long as the slot is read.
+    pub(crate) unsafe fn from_words(tag: Tag, a: u64, b: u64) -> Slot {
         Slot { tag, a, b }
     }
 
