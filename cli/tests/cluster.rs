@@ -165,6 +165,27 @@ fn a_cluster_gives_every_row_in_process_sql_and_eval_give_and_refuses_another_re
     }
 }
 
+/// A client's query nested thousands deep aborted the shared scheduler:
+/// it is refused with a message, and the scheduler serves the next query.
+#[test]
+fn a_query_nested_too_deep_is_refused_and_the_scheduler_stays_up() {
+    let dir = tempfile::tempdir().expect("a folder");
+    let rulec_binary = Path::new(env!("CARGO_BIN_EXE_rulec"));
+    let contracts = Path::new(TRANSFER);
+    let mut cluster = LocalCluster::scheduler(rulec_binary, &root(), contracts).expect("a scheduler");
+    cluster.executor(&root(), contracts, 1, dir.path()).expect("an executor");
+    let url = cluster.url();
+    let table = "FROM 'cli/tests/data/records.ndjson'";
+    let deep = format!("SELECT max({}) AS m {table}", vec!["length(currency)"; 1900].join(" + "));
+    let out = sql(&["--cluster", &url], &deep);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("nests more than 1000 deep"), "{stderr}");
+    let count =
+        lines("a query after it", &sql(&["--cluster", &url], &format!("SELECT count(*) AS n {table}")));
+    assert_eq!(count.len(), 1, "{count:?}");
+}
+
 #[test]
 fn a_bad_address_or_no_scheduler_is_a_usage_error() {
     let bad = sql(&["--cluster", "127.0.0.1:50050"], "SELECT 1");
