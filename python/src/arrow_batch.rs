@@ -1,42 +1,42 @@
 //! `Contract.evaluate_batch`: records from anything that speaks the Arrow
 //! PyCapsule interface (`__arrow_c_stream__`: pyarrow tables and record
 //! batch readers, polars frames, DuckDB results; `__arrow_c_array__`: a
-//! record batch), imported without a copy, evaluated by the batch crate's
-//! [`Job`] (the column path of `rulec eval --input`: the schema matched
-//! once, columns straight into input slots) on every core with the GIL
-//! released, records entering windows in input order
-//! ([`batch::turns`]); the results a `pyarrow.Table` with the columns of
-//! `rulec eval --output-format arrow`.
+//! record batch), imported without a copy and checked
+//! ([`crate::arrow_source`]), evaluated by the batch crate's [`Job`] (the
+//! column path of `rulec eval --input`: the schema matched once, columns
+//! straight into input slots) on every core with the GIL released,
+//! records entering windows in input order ([`batch::turns`]); the results
+//! a `pyarrow.Table` with the columns of `rulec eval --output-format
+//! arrow`.
+//!
+//! The data is streamed as the CLI streams a file: this thread reads a
+//! batch at a time (taking the GIL for the read only), cuts it into chunks
+//! of [`CHUNK_ROWS`] (small batches gathered into one), and hands them to
+//! the workers through a queue of a few chunks, so the input in memory is
+//! a few chunks whatever its size. Between chunks it checks for signals:
+//! Ctrl-C stops the evaluation and raises `KeyboardInterrupt`.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::sync::{Arc, Mutex};
 
-use arrow_array::ffi_stream::ArrowArrayStreamReader;
-use arrow_array::{RecordBatch, RecordBatchReader};
-use arrow_pyarrow::{FromPyArrow, IntoPyArrow, Table};
-use arrow_schema::SchemaRef;
+use arrow_array::RecordBatch;
+use arrow_pyarrow::{IntoPyArrow, Table};
 use batch::output::Output;
 use batch::source::Chunk;
 use batch::turns::{Turn, Turns};
 use batch::{Job, OutputFormat, Settings};
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyString;
 use runtime::result::Parts;
 
+use crate::arrow_source::Batches;
 use crate::errors::{InputError, RulecError, contained};
 
-/// Rows a worker evaluates at once.
+/// Rows a worker evaluates at once; smaller batches are gathered into
+/// chunks of about this size.
 const CHUNK_ROWS: usize = 8192;
-
-/// Why a batch gave no results.
-enum Failure {
-    /// The records do not fit the contract, or the channel is wrong.
-    Refused(String),
-    /// A chunk failed to evaluate (a bug).
-    Failed(String),
-}
 
 /// Evaluates every record of `data` on `channel`, keeping the result
 /// `parts`.
@@ -54,15 +54,12 @@ pub fn evaluate_batch<'py>(
         output: OutputFormat::Arrow,
         limit: None,
     };
-    let (schema, batches) = read(data)?;
-    let evaluated =
-        py.detach(|| contained(|| Ok::<_, PyErr>(run(contract, &schema, &batches, &settings))))?;
-    let (schema, results) = match evaluated {
-        Ok(done) => done,
-        Err(Failure::Refused(message)) => return Err(InputError::new_err(message)),
-        Err(Failure::Failed(message)) => return Err(RulecError::new_err(message)),
-    };
-    let table = Table::try_new(results, schema).map_err(|e| RulecError::new_err(e.to_string()))?;
+    let mut batches = Batches::open(data)?;
+    let job =
+        Job::new(Arc::clone(contract), &settings, Some(batches.schema())).map_err(InputError::new_err)?;
+    let results = py.detach(|| contained(|| run(&job, &mut batches)))?;
+    let table = Table::try_new(results, job.result_schema().clone())
+        .map_err(|e| RulecError::new_err(e.to_string()))?;
     table.into_pyarrow(py)
 }
 
@@ -77,105 +74,111 @@ pub fn parts(fields: Option<&Bound<'_, PyAny>>) -> PyResult<Parts> {
     batch::result_parts(&list).map_err(PyValueError::new_err)
 }
 
-/// The schema and the record batches of `data`, imported through the
-/// Arrow C interfaces (the buffers are shared, not copied).
-fn read(data: &Bound<'_, PyAny>) -> PyResult<(SchemaRef, Vec<RecordBatch>)> {
-    if data.hasattr("__arrow_c_stream__")? {
-        let reader = ArrowArrayStreamReader::from_pyarrow_bound(data)?;
-        let schema = reader.schema();
-        let batches = reader
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| InputError::new_err(format!("cannot read the Arrow stream: {e}")))?;
-        return Ok((schema, batches));
-    }
-    if data.hasattr("__arrow_c_array__")? {
-        let batch = RecordBatch::from_pyarrow_bound(data)?;
-        return Ok((batch.schema(), vec![batch]));
-    }
-    let type_name = data.get_type().name().map(|n| n.to_string()).unwrap_or_default();
-    Err(PyTypeError::new_err(format!(
-        "expected Arrow data (an object with __arrow_c_stream__ or __arrow_c_array__: a pyarrow Table, \
-         RecordBatch or RecordBatchReader, a polars DataFrame, a DuckDB result), got {type_name}"
-    )))
-}
-
-/// The batch job over `batches`, in chunks of [`CHUNK_ROWS`] on every
-/// core; the results in input order.
-fn run(
-    contract: &Arc<runtime::Contract>,
-    schema: &SchemaRef,
-    batches: &[RecordBatch],
-    settings: &Settings,
-) -> Result<(SchemaRef, Vec<RecordBatch>), Failure> {
-    let job = Job::new(Arc::clone(contract), settings, Some(schema)).map_err(Failure::Refused)?;
-    let chunks: Vec<RecordBatch> = batches.iter().flat_map(slices).collect();
-    let results: Vec<Mutex<Vec<RecordBatch>>> = chunks.iter().map(|_| Mutex::new(Vec::new())).collect();
-    let failures = Mutex::new(Vec::new());
-    let next = AtomicUsize::new(0);
-    let turns = Turns::default();
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(chunks.len()).max(1);
+/// Evaluates `batches` on every core (module doc); the results in input
+/// order.
+fn run(job: &Job, batches: &mut Batches) -> PyResult<Vec<RecordBatch>> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let (send, receive) = sync_channel(2 * threads);
     let work = Work {
-        job: &job,
-        chunks: &chunks,
-        results: &results,
-        failures: &failures,
-        next: &next,
-        turns: &turns,
+        job,
+        chunks: Mutex::new(receive),
+        results: Mutex::new(Vec::new()),
+        failures: Mutex::new(Vec::new()),
+        turns: Turns::default(),
     };
-    std::thread::scope(|scope| {
+    let fed = std::thread::scope(|scope| {
         for _ in 0..threads {
             scope.spawn(|| work.run());
         }
+        // Dropping the sender (on return) ends the workers.
+        feed(batches, send)
     });
-    if let Some(failure) = failures.into_inner().unwrap_or_default().into_iter().next() {
-        return Err(Failure::Failed(failure));
+    fed?;
+    if let Some(failure) = work.failures.into_inner().unwrap_or_default().into_iter().next() {
+        return Err(RulecError::new_err(failure));
     }
-    let results = results.into_iter().flat_map(|r| r.into_inner().unwrap_or_default()).collect();
-    Ok((job.result_schema().clone(), results))
+    Ok(work.results.into_inner().unwrap_or_default().into_iter().flatten().collect())
 }
 
-/// `batch` cut into slices of at most [`CHUNK_ROWS`] rows (no copy).
-fn slices(batch: &RecordBatch) -> Vec<RecordBatch> {
-    (0..batch.num_rows())
-        .step_by(CHUNK_ROWS)
-        .map(|start| batch.slice(start, CHUNK_ROWS.min(batch.num_rows() - start)))
-        .collect()
+/// Reads the batches and sends them as numbered chunks, gathering small
+/// batches; stops at the first error or signal.
+fn feed(batches: &mut Batches, send: SyncSender<(usize, RecordBatch)>) -> PyResult<()> {
+    let schema = batches.schema().clone();
+    let mut gathered: Vec<RecordBatch> = Vec::new();
+    let mut number = 0;
+    let mut send_chunk = |chunk: RecordBatch| {
+        // A closed queue means every worker is gone: nothing to do.
+        let _ = send.send((number, chunk));
+        number += 1;
+    };
+    let gather = |gathered: &mut Vec<RecordBatch>| -> PyResult<Option<RecordBatch>> {
+        if gathered.is_empty() {
+            return Ok(None);
+        }
+        let chunk = arrow_select::concat::concat_batches(&schema, gathered.iter())
+            .map_err(|e| RulecError::new_err(format!("internal error in rulec: gathering batches: {e}")))?;
+        gathered.clear();
+        Ok(Some(chunk))
+    };
+    while let Some(batch) = Python::attach(|py| {
+        py.check_signals()?;
+        batches.next(py)
+    })? {
+        for start in (0..batch.num_rows()).step_by(CHUNK_ROWS) {
+            let slice = batch.slice(start, CHUNK_ROWS.min(batch.num_rows() - start));
+            if slice.num_rows() == CHUNK_ROWS {
+                Python::attach(|py| py.check_signals())?;
+                send_chunk(slice);
+                continue;
+            }
+            gathered.push(slice);
+            if gathered.iter().map(RecordBatch::num_rows).sum::<usize>() >= CHUNK_ROWS {
+                gather(&mut gathered)?.into_iter().for_each(&mut send_chunk);
+            }
+        }
+    }
+    gather(&mut gathered)?.into_iter().for_each(&mut send_chunk);
+    Ok(())
 }
 
-/// What the workers share: the chunks, where their results go, the next
-/// chunk to take, and the chunks' turns at the windows.
-#[derive(Clone, Copy)]
+/// What the workers share: the queue of chunks, where their results go,
+/// and the chunks' turns at the windows.
 struct Work<'w> {
     job: &'w Job,
-    chunks: &'w [RecordBatch],
-    results: &'w [Mutex<Vec<RecordBatch>>],
-    failures: &'w Mutex<Vec<String>>,
-    next: &'w AtomicUsize,
-    turns: &'w Turns,
+    chunks: Mutex<Receiver<(usize, RecordBatch)>>,
+    /// Each chunk's result batches, by the chunk's number.
+    results: Mutex<Vec<Vec<RecordBatch>>>,
+    failures: Mutex<Vec<String>>,
+    turns: Turns,
 }
 
 impl Work<'_> {
-    /// Takes chunks in input order until none is left.
-    fn run(self) {
+    /// Takes chunks until the queue is closed and empty.
+    fn run(&self) {
         loop {
-            let number = self.next.fetch_add(1, Ordering::Relaxed);
-            let Some(batch) = self.chunks.get(number) else { return };
+            let Ok((number, batch)) = lock(&self.chunks).recv() else { return };
             let evaluated = catch_unwind(AssertUnwindSafe(|| self.evaluate(number, batch)))
                 .unwrap_or_else(|_| Err("internal error in rulec: evaluating a chunk panicked".into()));
             // A chunk that failed holds up none after it.
             self.turns.finish(number as u64);
             match evaluated {
-                Ok(batches) => *lock(&self.results[number]) = batches,
-                Err(message) => lock(self.failures).push(message),
+                Ok(batches) => {
+                    let mut results = lock(&self.results);
+                    if results.len() <= number {
+                        results.resize_with(number + 1, Vec::new);
+                    }
+                    results[number] = batches;
+                }
+                Err(message) => lock(&self.failures).push(message),
             }
         }
     }
 
     /// One chunk's result batches.
-    fn evaluate(&self, number: usize, batch: &RecordBatch) -> Result<Vec<RecordBatch>, String> {
+    fn evaluate(&self, number: usize, batch: RecordBatch) -> Result<Vec<RecordBatch>, String> {
         let mut out = Vec::new();
-        let turn = Turn { turns: self.turns, chunk: number as u64 };
-        self.job.evaluate_in_pieces(&Chunk::Batch(batch.clone()), usize::MAX, Some(turn), &mut |piece| {
+        let turn = Turn { turns: &self.turns, chunk: number as u64 };
+        self.job.evaluate_in_pieces(&Chunk::Batch(batch), usize::MAX, Some(turn), &mut |piece| {
             match piece.output {
                 Output::Batch(results) => out.push(results),
                 Output::Lines(_) => return Err("internal error in rulec: NDJSON results for Arrow".into()),

@@ -8,7 +8,9 @@
 //! - [`contract`]: `Contract`, `compile`, `load_bundle`;
 //! - [`contract_set`]: `ContractSet`, routing by name;
 //! - [`evaluate`]: one evaluation, the GIL released; [`arrow_batch`]:
-//!   `evaluate_batch`, Arrow data through the batch crate's column path;
+//!   `evaluate_batch`, Arrow data through the batch crate's column path,
+//!   streamed; [`arrow_source`]: another library's Arrow data, checked
+//!   before it is read;
 //! - [`input`]: a Python input to the request's JSON text;
 //! - [`result`], [`output`]: `Result`, values back to Python;
 //! - [`errors`]: the exceptions, panics contained;
@@ -16,6 +18,7 @@
 //!   paths and files, the Python classes used, a `str`'s text borrowed.
 
 mod arrow_batch;
+mod arrow_source;
 mod contract;
 mod contract_set;
 mod engine;
