@@ -7,9 +7,8 @@
 //! BYTES`: a file of zeros that takes no disk). `$TMP` is a fresh folder
 //! per case; other relative paths are from the workspace root. The
 //! snapshot records each step's exit code, stdout and stderr, with `$TMP`
-//! filtered out, and the full-precision floats of `--explain`'s lets,
-//! signals and operands cut to five significant digits ([`coarse_floats`]): a model's
-//! f32 scores differ in their last bits by CPU and from run to run.
+//! filtered out. A model's scores are shown in full: they are the same
+//! bits on every CPU (models/src/fixed.rs).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -52,9 +51,7 @@ fn check(case: &Path) -> String {
             .stdin(stdin_file)
             .output()
             .expect("rulec runs");
-        let shown = |bytes: &[u8]| {
-            coarse_floats(&String::from_utf8_lossy(bytes).replace(tmp.to_str().unwrap(), "$TMP"))
-        };
+        let shown = |bytes: &[u8]| String::from_utf8_lossy(bytes).replace(tmp.to_str().unwrap(), "$TMP");
         out.push_str(&format!(
             "$ rulec {}\nexit: {}\n--- stdout\n{}--- stderr\n{}\n",
             line.replace(tmp.to_str().unwrap(), "$TMP"),
@@ -65,33 +62,6 @@ fn check(case: &Path) -> String {
     }
     let _ = std::fs::remove_dir_all(&tmp);
     out
-}
-
-/// `text` with the value of each `--explain` line `    let NAME = X` and
-/// `    signal NAME = X`, when X is a float of over ten significant digits,
-/// cut to five.
-fn coarse_floats(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for line in text.split_inclusive('\n') {
-        let explained = line.starts_with("    let ")
-            || line.starts_with("    signal ")
-            || line.trim_start().starts_with("· ");
-        match line.trim_end().rsplit_once(" = ") {
-            Some((head, value)) if explained && significant_digits(value) > 10 => {
-                let value: f64 = value.parse().expect("a float");
-                out.push_str(&format!("{head} = {value:.4e} (to 5 digits)\n"));
-            }
-            _ => out.push_str(line),
-        }
-    }
-    out
-}
-
-/// The significant digits of `text` when it is a float with a point.
-fn significant_digits(text: &str) -> usize {
-    let is_float = text.contains('.') && text.parse::<f64>().is_ok();
-    let digits = text.trim_start_matches(['-', '0', '.']).chars().filter(char::is_ascii_digit).count();
-    if is_float { digits } else { 0 }
 }
 
 /// `%` steps: edit files between commands, or show one (the returned text

@@ -7,7 +7,8 @@
 //! loads: which models are accepted (one float input `[n, features]`, an
 //! output that fits the declared `output`: `shape.rs`, with the rule for
 //! models of several outputs), how a model is prepared once for any
-//! number of rows (`load.rs`), and how rows are scored in one run
+//! number of rows (`load.rs`), how its scores are made the same bits on
+//! every CPU (`fixed.rs`), and how rows are scored in one run
 //! (`score.rs`). `testing` (behind the `testing` feature) builds ONNX
 //! models in Rust for tests, examples and benchmarks.
 //!
@@ -21,6 +22,7 @@
 #![forbid(unsafe_code)]
 
 mod cost;
+mod fixed;
 mod load;
 mod score;
 mod shape;

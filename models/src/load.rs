@@ -1,6 +1,8 @@
 //! A model's bytes to a [`TractModel`]: decoded, checked against its
-//! declaration (`shape.rs`), typed and optimised once for a symbolic
-//! batch of `n` rows, so one loaded model scores any number of rows.
+//! declaration (`shape.rs`), typed and simplified once for a symbolic
+//! batch of `n` rows, so one loaded model scores any number of rows, its
+//! kernel-dependent operations replaced by fixed-order ones
+//! (`fixed.rs`: the same score on every CPU).
 //!
 //! Refused before tract sees the graph, each with its own message: an
 //! empty file, bytes that are not an ONNX protobuf, a model without a
@@ -43,11 +45,12 @@ pub(crate) fn load(onnx: &tract_onnx::Onnx, declared: &ir::Model) -> Result<Trac
     let reading = shape::choose_output(&typed, &batch, declared.output)?;
     cost::check(&typed, &symbol)?;
     let chosen = typed.output_outlets().map_err(|e| e.to_string())?[reading.output];
-    let plan = typed
+    let mut decluttered = typed
         .select_output_outlets(&[chosen])
-        .and_then(|()| typed.into_optimized())
-        .and_then(|optimised| optimised.into_runnable())
-        .map_err(|e| format!("tract cannot optimise it: {e:#}"))?;
+        .and_then(|()| typed.into_decluttered())
+        .map_err(|e| format!("tract cannot simplify it: {e:#}"))?;
+    crate::fixed::fix(&mut decluttered);
+    let plan = decluttered.into_runnable().map_err(|e| format!("tract cannot plan it: {e:#}"))?;
     Ok(TractModel::new(plan, float, features, reading))
 }
 

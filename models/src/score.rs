@@ -5,37 +5,27 @@
 //! input's float type (to the nearest f32 for an f32 model), and each
 //! row's score is its output's f32 (or f64) widened to f64.
 //!
-//! **A row scores the same bits alone and inside any batch** (the batch
-//! engine scores chunks, the server one record at a time, and their
-//! results must be byte-identical). tract's kernels compute each row of a
-//! product by the same instructions wherever the row sits in its tile, so
-//! batch size changes nothing, with one exception: a matrix product
-//! whose batch is the symbolic `n` side of the product gets two kernels,
-//! a matrix-vector one for a batch of one row and a matrix one for more
-//! (`ModePicker::VecVsMat`), and the two need not round alike. A model
-//! whose plan holds such a product scores a lone row as a batch of two
-//! (the row twice), so every batch runs the matrix kernel.
+//! **A row scores the same bits alone and inside any batch, on any
+//! CPU**: the plan is the model's decluttered graph with its
+//! kernel-dependent operations replaced by fixed-order ones
+//! ([`crate::fixed`]), which compute each output value from its own row
+//! in one order whatever the batch and the machine.
 
 use std::sync::Arc;
 
 use runtime::model::LoadedModel;
 use tract_onnx::prelude::*;
-use tract_onnx::tract_core::ops::matmul::ModePicker;
-use tract_onnx::tract_core::ops::matmul::optimized::OptMatMul;
 
 use crate::shape::{Float, Reading};
 use runtime::contained::contained;
 
-/// A model loaded by [`crate::Tract`]: its plan, optimised for a
-/// symbolic batch, and how its input is made and its output read.
+/// A model loaded by [`crate::Tract`]: its plan, for a symbolic batch,
+/// and how its input is made and its output read.
 pub struct TractModel {
     plan: Arc<TypedRunnableModel>,
     input: Float,
     features: usize,
     reading: Reading,
-    /// The fewest rows a run is given (module doc): 2 when tract would
-    /// pick another kernel for one row, else 1.
-    smallest_batch: usize,
 }
 
 impl TractModel {
@@ -45,8 +35,7 @@ impl TractModel {
         features: usize,
         reading: Reading,
     ) -> Self {
-        let smallest_batch = if picks_kernel_by_batch(&plan) { 2 } else { 1 };
-        TractModel { plan, input, features, reading, smallest_batch }
+        TractModel { plan, input, features, reading }
     }
 
     /// The scores of `rows` rows given row after row in `features`.
@@ -61,13 +50,6 @@ impl TractModel {
         }
         if rows == 0 {
             return Ok(Vec::new());
-        }
-        if rows < self.smallest_batch {
-            let padded: Vec<f64> =
-                features.iter().copied().cycle().take(self.smallest_batch * self.features).collect();
-            let mut scores = self.run(&padded, self.smallest_batch)?;
-            scores.truncate(rows);
-            return Ok(scores);
         }
         self.run(features, rows)
     }
@@ -108,16 +90,6 @@ impl TractModel {
     }
 }
 
-/// Whether a matrix product of `plan` picks its kernel by the size of the
-/// batch (module doc).
-fn picks_kernel_by_batch(plan: &TypedRunnableModel) -> bool {
-    plan.model()
-        .nodes()
-        .iter()
-        .filter_map(|node| node.op_as::<OptMatMul>())
-        .any(|product| product.mode_picker == ModePicker::VecVsMat)
-}
-
 /// `column` of every row of `width` in `values`, widened.
 fn read<T: Copy>(values: &[T], column: usize, width: usize, widen: impl Fn(T) -> f64) -> Vec<f64> {
     values.iter().skip(column).step_by(width).map(|&v| widen(v)).collect()
@@ -135,37 +107,6 @@ impl std::fmt::Debug for TractModel {
             .field("input", &self.input)
             .field("features", &self.features)
             .field("reading", &self.reading)
-            .field("smallest_batch", &self.smallest_batch)
             .finish_non_exhaustive()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use ir::ModelOutput;
-
-    use crate::Tract;
-    use crate::testing::{self, Mlp};
-
-    fn smallest_batch(bytes: Vec<u8>, features: u32) -> usize {
-        let declared = testing::declaration("m", bytes, features, ModelOutput::Probability);
-        Tract::new().load_model(&declared).unwrap().smallest_batch
-    }
-
-    /// An MLP's hidden layer puts the batch on the side of the product
-    /// tract picks a kernel by; a logistic regression's product has the
-    /// batch on the other side, one kernel for every batch. (Kernel
-    /// choices are tract's per architecture: checked where CI runs.)
-    #[cfg(target_arch = "x86_64")]
-    #[test]
-    fn a_lone_row_is_scored_as_two_only_where_the_kernel_depends_on_the_batch() {
-        let mlp = Mlp {
-            hidden: vec![vec![0.5; 8]; 3],
-            hidden_bias: vec![0.0; 8],
-            output: vec![0.25; 8],
-            output_bias: 0.0,
-        };
-        assert_eq!(smallest_batch(mlp.bytes(), 3), 2);
-        assert_eq!(smallest_batch(testing::logistic(&[1.0, 2.0, 3.0], 0.0), 3), 1);
     }
 }
