@@ -805,6 +805,22 @@ fn what_an_editor_should_not_send_is_answered_not_fatal() {
     );
     let published = client.diagnostics(URI, 4);
     assert!(!published.is_empty());
+    // A frame whose Content-Length is larger, then smaller, than its body:
+    // the requests after each are answered.
+    for (extra, cut) in [(40, 0), (0, 12)] {
+        let hover = json!({ "jsonrpc": "2.0", "id": 900 + extra, "method": "textDocument/hover", "params": at("x", "x", 0) });
+        let body = hover.to_string();
+        write!(client.stdin, "Content-Length: {}\r\n\r\n{body}", body.len() + extra - cut).unwrap();
+        client.stdin.flush().unwrap();
+        if extra > 0 {
+            let answer = client.response(json!(900 + extra));
+            assert!(answer.get("result").is_some(), "a length too large: {answer}");
+        } else {
+            assert_eq!(client.response(Value::Null)["error"]["code"], -32700, "a length too small");
+        }
+        let next = client.call("textDocument/hover", at("x", "x", 0));
+        assert!(next.get("result").is_some(), "the next request: {next}");
+    }
     assert_eq!(client.stop(), Some(0));
 }
 

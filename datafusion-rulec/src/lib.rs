@@ -12,7 +12,9 @@
 //! - [`sql`]: one SQL query in process (`rulec sql`): files as tables by
 //!   their quoted path, the results written as a table, NDJSON, CSV or
 //!   Arrow; [`depth`]: queries nested deeper than a limit refused before
-//!   DataFusion walks them, and the stack rulec's query threads get.
+//!   DataFusion walks them, and the stack rulec's query threads get;
+//!   [`files`]: tables named by their path, a missing file or a damaged
+//!   Parquet footer said as `rulec eval --input` says it.
 //!
 //! The functions hold the contracts they serve (a
 //! [`ContractSet`](runtime::ContractSet), loaded by the caller into the
@@ -20,6 +22,7 @@
 
 pub mod call;
 pub mod depth;
+pub mod files;
 pub mod sql;
 pub mod udf;
 

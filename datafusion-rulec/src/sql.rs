@@ -100,9 +100,10 @@ pub fn extend(state: SessionState, contracts: &Arc<ContractSet>) -> Result<Sessi
     Ok(state)
 }
 
-/// A context over `state` whose tables are files named by their path.
+/// A context over `state` whose tables are files named by their path
+/// (checked first: [`crate::files`]).
 pub fn context(state: SessionState) -> SessionContext {
-    SessionContext::new_with_state(state).enable_url_table()
+    crate::files::context(state)
 }
 
 /// The extensions rulec reads beyond DataFusion's, each with the format

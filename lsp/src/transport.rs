@@ -3,7 +3,14 @@
 //! length a header claims and ends the session at a body that is not
 //! UTF-8: a frame that is too large is skipped, invalid UTF-8 becomes
 //! U+FFFD, and a body that is not a message is answered as a parse error.
-//! Only the end of the input (or a header that cannot be framed) ends it.
+//! Only the end of the input ends it.
+//!
+//! A `Content-Length` that is not the body's length loses no later
+//! message: a body ends where its JSON value ends, even before the length
+//! said (so a length too large neither swallows the next message nor
+//! waits for bytes that never come), and a header is found wherever its
+//! line starts, after the cut-off rest of a body whose length was too
+//! small.
 
 use std::io::{self, BufRead, Read, Write};
 
@@ -40,16 +47,82 @@ fn read_limited(input: &mut impl BufRead, limit: usize) -> io::Result<Option<Fra
         }
         return Ok(Some(Frame::Malformed(format!("a message of {length} bytes; the limit is {limit}"))));
     }
-    let mut body = Vec::with_capacity(length.min(1 << 20));
-    input.take(length as u64).read_to_end(&mut body)?;
-    if body.len() < length {
-        return Ok(None);
-    }
+    let Some(body) = body(input, length)? else { return Ok(None) };
     let text = String::from_utf8_lossy(&body);
     Ok(Some(match serde_json::from_str::<Message>(&text) {
         Ok(message) => Frame::Message(message),
         Err(e) => Frame::Malformed(format!("not a JSON-RPC message: {e}")),
     }))
+}
+
+/// The body of a frame of `length` bytes: up to `length` bytes, or fewer
+/// where a JSON value ends first (module doc); `None` at the end of the
+/// input.
+fn body(input: &mut impl BufRead, length: usize) -> io::Result<Option<Vec<u8>>> {
+    let mut body = Vec::with_capacity(length.min(1 << 20));
+    let mut end = ValueEnd::default();
+    while body.len() < length {
+        let available = input.fill_buf()?;
+        if available.is_empty() {
+            return Ok(None);
+        }
+        let wanted = &available[..available.len().min(length - body.len())];
+        let (taken, ended) = match wanted.iter().position(|byte| end.ends_with(*byte)) {
+            Some(last) => (last + 1, true),
+            None => (wanted.len(), false),
+        };
+        body.extend_from_slice(&wanted[..taken]);
+        input.consume(taken);
+        if ended {
+            break;
+        }
+    }
+    Ok(Some(body))
+}
+
+/// Where a JSON object or array ends, byte by byte: its brackets counted
+/// outside strings. Anything else never ends early.
+#[derive(Default)]
+struct ValueEnd {
+    depth: usize,
+    started: bool,
+    /// Not an object or array: read to the length given.
+    other: bool,
+    in_string: bool,
+    escaped: bool,
+}
+
+impl ValueEnd {
+    /// Takes the next byte; whether it closes the value.
+    fn ends_with(&mut self, byte: u8) -> bool {
+        if self.other {
+            return false;
+        }
+        if self.in_string {
+            match (self.escaped, byte) {
+                (true, _) => self.escaped = false,
+                (false, b'\\') => self.escaped = true,
+                (false, b'"') => self.in_string = false,
+                _ => {}
+            }
+            return false;
+        }
+        match byte {
+            b'{' | b'[' => {
+                self.started = true;
+                self.depth += 1;
+            }
+            b'}' | b']' if self.depth > 0 => {
+                self.depth -= 1;
+                return self.depth == 0;
+            }
+            b'"' if self.started => self.in_string = true,
+            b' ' | b'\t' | b'\r' | b'\n' => {}
+            _ if !self.started => self.other = true,
+            _ => {}
+        }
+        false
+    }
 }
 
 /// Reads the header lines up to the blank one: `None` at the end of the
@@ -77,10 +150,10 @@ fn headers(input: &mut impl BufRead) -> io::Result<Option<Option<usize>>> {
             continue;
         }
         seen = true;
-        if let Some((name, value)) = line.split_once(':')
-            && name.trim().eq_ignore_ascii_case("content-length")
-        {
-            length = value.trim().parse().ok();
+        // A header may follow the cut-off rest of a body on its line.
+        let lower = line.to_ascii_lowercase();
+        if let Some(at) = lower.rfind("content-length:") {
+            length = line[at + "content-length:".len()..].trim().parse().ok();
         }
     }
 }
@@ -121,6 +194,23 @@ mod tests {
         input.extend(frame(b"{\"jsonrpc\":\"2.0\",\"method\":\"b\xff\"}"));
         input.extend(frame(br#"{"jsonrpc":"2.0","method":"c"}"#));
         assert_eq!(frames(&input), ["a", "malformed: not a JSON-RPC message", "b\u{fffd}", "c"]);
+    }
+
+    #[test]
+    fn a_wrong_length_loses_no_later_message() {
+        let a = br#"{"jsonrpc":"2.0","method":"a","params":{"text":"} ] \" {"}}"#;
+        let b = br#"{"jsonrpc":"2.0","method":"b"}"#;
+        // Too large: the body ends with its value, the next frame is read.
+        let mut input = format!("Content-Length: {}\r\n\r\n", a.len() + 40).into_bytes();
+        input.extend_from_slice(a);
+        input.extend(frame(b));
+        assert_eq!(frames(&input), ["a", "b"]);
+        // Too small: the cut body is malformed, the next header is found
+        // after its rest.
+        let mut input = format!("Content-Length: {}\r\n\r\n", a.len() - 9).into_bytes();
+        input.extend_from_slice(a);
+        input.extend(frame(b));
+        assert_eq!(frames(&input), ["malformed: not a JSON-RPC message", "b"]);
     }
 
     #[test]

@@ -1,0 +1,108 @@
+//! Tables named by their path (`FROM 'transfers.parquet'`), checked
+//! before DataFusion reads them: DataFusion's own factory of such tables
+//! ([`DynamicListTableFactory`]) behind one that first says what is wrong
+//! with a local path in the words `rulec eval --input` uses.
+//!
+//! - a path that does not exist is "cannot read PATH: ..." (DataFusion
+//!   said "table 'datafusion.public.PATH' not found");
+//! - a Parquet file whose footer does not read (cut short, a metadata
+//!   length past the file's size, an empty file) is "PATH is not a
+//!   readable Parquet file: ..." (DataFusion's reader panicked on a length
+//!   past the size, and read an empty file as a table without columns).
+//!
+//! Other names (a table registered in the session, a URL) go to
+//! DataFusion's factory as they are.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use datafusion::catalog::{DynamicFileCatalog, TableProvider, UrlTableFactory};
+use datafusion::common::{Result, plan_err};
+use datafusion::datasource::dynamic_file::DynamicListTableFactory;
+use datafusion::execution::SessionStateBuilder;
+use datafusion::execution::session_state::SessionState;
+use datafusion::parquet::file::metadata::ParquetMetaDataReader;
+use datafusion::prelude::SessionContext;
+
+/// A context over `state` whose tables are also files named by their
+/// path, checked first (module doc): `SessionContext::enable_url_table`
+/// with [`CheckedFiles`] in front.
+pub fn context(state: SessionState) -> SessionContext {
+    let inner = Arc::new(DynamicListTableFactory::default());
+    let factory = Arc::new(CheckedFiles { inner: Arc::clone(&inner) });
+    let catalogs = Arc::new(DynamicFileCatalog::new(Arc::clone(state.catalog_list()), factory));
+    let ctx: SessionContext =
+        SessionStateBuilder::new_from_existing(state).with_catalog_list(catalogs).build().into();
+    inner.session_store().with_state(ctx.state_weak_ref());
+    ctx
+}
+
+/// DataFusion's factory of tables from paths, a local path checked first.
+#[derive(Debug)]
+struct CheckedFiles {
+    inner: Arc<DynamicListTableFactory>,
+}
+
+#[async_trait]
+impl UrlTableFactory for CheckedFiles {
+    async fn try_new(&self, url: &str) -> Result<Option<Arc<dyn TableProvider>>> {
+        if let Some(path) = local_path(url) {
+            check(path)?;
+        }
+        self.inner.try_new(url).await
+    }
+}
+
+/// The local path `url` names, when it looks like a file's: a scheme of
+/// `file://`, or none and a folder or an extension in it.
+fn local_path(url: &str) -> Option<&Path> {
+    if let Some(path) = url.strip_prefix("file://") {
+        return Some(Path::new(path));
+    }
+    let path = Path::new(url);
+    let looks_like_a_file = url.contains('/') || path.extension().is_some();
+    (!url.contains("://") && looks_like_a_file).then_some(path)
+}
+
+/// Refuses a path that does not exist, and a Parquet file (or one in a
+/// folder) whose footer does not read.
+fn check(path: &Path) -> Result<()> {
+    let name = path.display();
+    let metadata = match std::fs::metadata(path) {
+        Ok(metadata) => metadata,
+        Err(e) => return plan_err!("cannot read {name}: {e}"),
+    };
+    if metadata.is_dir() {
+        let Ok(entries) = std::fs::read_dir(path) else { return Ok(()) };
+        for entry in entries.flatten() {
+            let file = entry.path();
+            if file.is_file() && is_parquet(&file) {
+                check_parquet(&file)?;
+            }
+        }
+        return Ok(());
+    }
+    if is_parquet(path) { check_parquet(path) } else { Ok(()) }
+}
+
+fn is_parquet(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e.eq_ignore_ascii_case("parquet"))
+}
+
+/// Reads the footer of the Parquet file at `path` (the reader's panics
+/// contained).
+fn check_parquet(path: &Path) -> Result<()> {
+    let name = path.display().to_string();
+    let read = runtime::contained::contained(&format!("{name} is not a readable Parquet file"), || {
+        let file = std::fs::File::open(path).map_err(|e| format!("cannot read {name}: {e}"))?;
+        ParquetMetaDataReader::new()
+            .parse_and_finish(&file)
+            .map(|_| ())
+            .map_err(|e| format!("{name} is not a readable Parquet file: {e}"))
+    });
+    match read {
+        Ok(()) => Ok(()),
+        Err(message) => plan_err!("{message}"),
+    }
+}
