@@ -2,7 +2,7 @@
 //! the runtime's one folder walker), files read with errors that name
 //! them, and request lines (a file or stdin).
 
-use std::io::BufRead;
+use std::io::{BufRead, Read};
 use std::path::{Path, PathBuf};
 
 use runtime::contract_set::walk::{self, FileKind};
@@ -46,18 +46,43 @@ pub type Lines = Box<dyn Iterator<Item = std::io::Result<Vec<u8>>>>;
 /// Requests, one line each: a file holding one JSON request (even
 /// pretty-printed: its text is passed on as it is, so numbers keep their
 /// digits) or NDJSON, or NDJSON streamed from stdin.
+///
+/// A file is streamed as stdin is, a line at a time, when its first line
+/// that is not blank is a JSON value of its own (NDJSON); only a file
+/// whose first line is not (one pretty-printed request) is read whole.
 pub fn request_lines(file: Option<&PathBuf>) -> Result<Lines, Failure> {
     let Some(path) = file else {
         return Ok(Box::new(std::io::stdin().lock().split(b'\n').map(|line| line.map(without_cr))));
     };
-    let bytes =
-        std::fs::read(path).map_err(|e| Failure::Usage(format!("cannot read {}: {e}", path.display())))?;
+    let failed = |e: std::io::Error| Failure::Usage(format!("cannot read {}: {e}", path.display()));
+    let mut reader = std::io::BufReader::new(std::fs::File::open(path).map_err(failed)?);
+    let mut first = Vec::new();
+    let mut blank = 0;
+    while reader.read_until(b'\n', &mut first).map_err(failed)? > 0 && is_blank(&first) {
+        first.clear();
+        blank += 1;
+    }
+    let head = std::iter::repeat_n(Vec::new(), blank);
+    if first.is_empty() || serde_json::from_slice::<&serde_json::value::RawValue>(&first).is_ok() {
+        let first = (!first.is_empty()).then(|| without_cr(without_newline(first)));
+        let rest = reader.split(b'\n').map(|line| line.map(without_cr));
+        return Ok(Box::new(head.chain(first).map(Ok).chain(rest)));
+    }
+    let mut bytes = first;
+    reader.read_to_end(&mut bytes).map_err(failed)?;
     if let Some(request) = single_object(&bytes) {
         return Ok(Box::new(std::iter::once(Ok(request.as_bytes().to_vec()))));
     }
     let lines: Vec<std::io::Result<Vec<u8>>> =
         bytes.split(|&b| b == b'\n').map(|line| Ok(without_cr(line.to_vec()))).collect();
-    Ok(Box::new(lines.into_iter()))
+    Ok(Box::new(head.map(Ok).chain(lines)))
+}
+
+fn without_newline(mut line: Vec<u8>) -> Vec<u8> {
+    if line.last() == Some(&b'\n') {
+        line.pop();
+    }
+    line
 }
 
 fn without_cr(mut line: Vec<u8>) -> Vec<u8> {
