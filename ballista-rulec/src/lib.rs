@@ -14,7 +14,8 @@
 //! - [`codec`]: Ballista's plan codecs, with the pins sent along with
 //!   rulec's functions;
 //! - [`processes`]: the scheduler and the executor, each run until it
-//!   stops;
+//!   stops; [`read_only`]: the scheduler refuses plans that write or
+//!   define anything;
 //! - [`client`]: the session whose queries run on a cluster.
 
 #![forbid(unsafe_code)]
@@ -22,6 +23,7 @@
 pub mod client;
 pub mod codec;
 pub mod processes;
+pub mod read_only;
 
 use std::sync::Arc;
 
@@ -30,6 +32,7 @@ use runtime::ContractSet;
 
 pub use client::{client, client_with_config};
 pub use processes::{ExecutorOptions, SchedulerOptions, executor, scheduler};
+pub use read_only::read_only;
 
 /// The logical and physical codecs of a process (`place` names it in
 /// messages): Ballista's, with rulec's functions pinned.

@@ -2,7 +2,8 @@
 //! stops (an error, or the process's end).
 //!
 //! The scheduler plans each job in a session of Ballista's defaults with
-//! the contracts' functions and rulec's file extensions; an executor's
+//! the contracts' functions and rulec's file extensions, refusing a plan
+//! that writes or defines anything ([`crate::read_only`]); an executor's
 //! function registry is Ballista's default session's (nested functions
 //! such as `named_struct` included) with the contracts' functions added.
 //! Both decode rulec's calls pinned to the client's revisions.
@@ -19,28 +20,45 @@ use ballista_scheduler::config::SchedulerConfig;
 use datafusion::prelude::SessionConfig;
 use runtime::ContractSet;
 
-/// Where a scheduler listens.
+/// Where a scheduler listens, and when it takes an executor as dead.
 #[derive(Clone, Debug)]
 pub struct SchedulerOptions {
     pub bind: SocketAddr,
-    /// The host executors reach it at (default: the bound address's).
+    /// The host executors reach it at (default: the bound address's;
+    /// required when it binds every address).
     pub external_host: Option<String>,
+    /// How long an executor may go without a heartbeat.
+    pub executor_timeout: Duration,
 }
 
 /// Runs a scheduler until it stops.
 pub async fn scheduler(contracts: Arc<ContractSet>, options: SchedulerOptions) -> Result<(), String> {
-    let external_host = options.external_host.unwrap_or_else(|| options.bind.ip().to_string());
+    let external_host = match options.external_host {
+        Some(host) => host,
+        None if options.bind.ip().is_unspecified() => {
+            return Err(format!(
+                "--bind {} listens on every address, and executors must be told one to reach the scheduler \
+                 at: give --external-host HOST",
+                options.bind
+            ));
+        }
+        None => options.bind.ip().to_string(),
+    };
+    let timeout = options.executor_timeout.as_secs().max(2);
     let place = format!("scheduler {external_host}:{}", options.bind.port());
     let (logical, physical) = crate::codecs(&contracts, &place);
     let mut config = SchedulerConfig {
         bind_host: options.bind.ip().to_string(),
         bind_port: options.bind.port(),
         external_host,
+        executor_timeout_seconds: timeout,
+        expire_dead_executor_interval_seconds: (timeout / 3).max(1),
+        no_executors_grace_period_seconds: timeout,
         ..SchedulerConfig::default()
     };
     config.override_session_builder = Some(Arc::new(move |session_config| {
         let state = ballista_core::utils::default_session_builder(session_config)?;
-        datafusion_rulec::sql::extend(state, &contracts)
+        crate::read_only(datafusion_rulec::sql::extend(state, &contracts)?)
     }));
     config.override_logical_codec = Some(logical);
     config.override_physical_codec = Some(physical);
@@ -69,6 +87,8 @@ pub struct ExecutorOptions {
     pub work_dir: Option<String>,
     /// How long to wait for the scheduler to accept connections.
     pub wait_for_scheduler: Duration,
+    /// How often the executor tells the scheduler it is alive.
+    pub heartbeat: Duration,
 }
 
 /// Runs an executor until it stops; it waits up to
@@ -96,6 +116,7 @@ pub async fn executor(contracts: Arc<ContractSet>, options: ExecutorOptions) -> 
             .concurrency
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
         work_dir: options.work_dir,
+        executor_heartbeat_interval_seconds: options.heartbeat.as_secs().max(1),
         override_function_registry: Some(Arc::new(registry)),
         override_logical_codec: Some(logical),
         override_physical_codec: Some(physical),

@@ -167,8 +167,10 @@ fn a_cluster_gives_every_row_in_process_sql_and_eval_give_and_refuses_another_re
 
 /// A client's query nested thousands deep aborted the shared scheduler:
 /// it is refused with a message, and the scheduler serves the next query.
+/// A query that would write files on the executors (`COPY ... TO`) is
+/// refused: a cluster only reads.
 #[test]
-fn a_query_nested_too_deep_is_refused_and_the_scheduler_stays_up() {
+fn a_query_nested_too_deep_or_writing_is_refused_and_the_scheduler_stays_up() {
     let dir = tempfile::tempdir().expect("a folder");
     let rulec_binary = Path::new(env!("CARGO_BIN_EXE_rulec"));
     let contracts = Path::new(TRANSFER);
@@ -181,9 +183,29 @@ fn a_query_nested_too_deep_is_refused_and_the_scheduler_stays_up() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("nests more than 1000 deep"), "{stderr}");
+    let written = dir.path().join("written.csv");
+    let copy = format!("COPY (SELECT 1 AS n) TO '{}'", written.display());
+    let out = sql(&["--cluster", &url], &copy);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("a cluster only reads"), "{stderr}");
+    assert!(!written.exists());
     let count =
         lines("a query after it", &sql(&["--cluster", &url], &format!("SELECT count(*) AS n {table}")));
     assert_eq!(count.len(), 1, "{count:?}");
+}
+
+/// A scheduler bound to every address cannot tell executors where to call
+/// back: it needs --external-host (queries hung when it said 0.0.0.0).
+#[test]
+fn a_scheduler_on_every_address_needs_an_external_host() {
+    let out = rulec()
+        .args(["cluster", "scheduler", "--contracts", TRANSFER, "--bind", "0.0.0.0:0"])
+        .output()
+        .expect("rulec runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("give --external-host HOST"), "{stderr}");
 }
 
 #[test]

@@ -42,9 +42,14 @@ struct SchedulerArgs {
     /// Where the scheduler listens for executors and clients.
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:50050")]
     bind: SocketAddr,
-    /// The host executors reach the scheduler at (default: the bind address's).
+    /// The host executors reach the scheduler at (default: the bind address's; required when it binds
+    /// every address, 0.0.0.0 or ::).
     #[arg(long, value_name = "HOST")]
     external_host: Option<String>,
+    /// Seconds without a heartbeat after which an executor is taken as dead and its tasks are run again
+    /// elsewhere (executors beat every --heartbeat seconds: keep this at three beats or more).
+    #[arg(long, value_name = "SECONDS", default_value_t = 15, value_parser = clap::value_parser!(u64).range(2..))]
+    executor_timeout: u64,
 }
 
 #[derive(clap::Args, Debug)]
@@ -75,6 +80,9 @@ struct ExecutorArgs {
     /// Seconds to wait for the scheduler to accept connections.
     #[arg(long, value_name = "SECONDS", default_value_t = 30)]
     wait: u64,
+    /// Seconds between the executor's heartbeats to the scheduler.
+    #[arg(long, value_name = "SECONDS", default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..))]
+    heartbeat: u64,
 }
 
 /// The contracts a process serves.
@@ -103,8 +111,11 @@ pub fn run(args: Args) -> Outcome {
     match args.role {
         Role::Scheduler(args) => {
             let contracts = args.contracts.load()?;
-            let options =
-                ballista_rulec::SchedulerOptions { bind: args.bind, external_host: args.external_host };
+            let options = ballista_rulec::SchedulerOptions {
+                bind: args.bind,
+                external_host: args.external_host,
+                executor_timeout: Duration::from_secs(args.executor_timeout),
+            };
             block_on(ballista_rulec::scheduler(contracts, options))
         }
         Role::Executor(args) => {
@@ -123,6 +134,7 @@ pub fn run(args: Args) -> Outcome {
                 concurrency: args.concurrency.map(|n| n as usize),
                 work_dir: args.work_dir.map(|dir| dir.display().to_string()),
                 wait_for_scheduler: Duration::from_secs(args.wait),
+                heartbeat: Duration::from_secs(args.heartbeat),
             };
             block_on(ballista_rulec::executor(contracts, options))
         }
