@@ -187,6 +187,42 @@ fn a_query_nested_too_deep_is_refused_and_one_within_the_limit_runs() {
     assert_eq!(within, [r#"{"n":900}"#]);
 }
 
+/// An NDJSON table's types come from the whole file: a field first seen
+/// on line 1,201 is in its struct (DataFusion's first 1,000 lines dropped
+/// it, and 300 deny became allow), and an int column holding a fraction
+/// after line 1,000 is not read as ints.
+#[test]
+fn an_ndjson_table_is_typed_from_every_line() {
+    let dir = tempfile::tempdir().expect("a folder");
+    let contract = dir.path().join("late.yaml");
+    std::fs::write(
+        &contract,
+        "contract: t.late\nversion: 1.0.0\ninput:\n  amount: int\n  flag: bool?\nrules:\n  - id: flagged\n    \
+         when: flag ?? false\n    deny: \"flagged\"\n",
+    )
+    .expect("written");
+    let records = dir.path().join("records.ndjson");
+    let lines: String = (0..1500)
+        .map(|i| match i >= 1200 {
+            true => format!("{{\"r\":{{\"amount\":{i},\"flag\":true}},\"n\":{i}}}\n"),
+            false => format!("{{\"r\":{{\"amount\":{i}}},\"n\":{i}}}\n"),
+        })
+        .collect();
+    std::fs::write(&records, lines + "{\"r\":{\"amount\":1},\"n\":500.5}\n").expect("written");
+    let contract = contract.display().to_string();
+    let denied = sql_lines(
+        &contract,
+        &format!(
+            "SELECT count(*) AS n FROM '{}' WHERE rulec_decision('t.late', NULL, r) = 'deny'",
+            records.display()
+        ),
+    );
+    assert_eq!(denied, [r#"{"n":300}"#]);
+    let fraction =
+        sql_lines(&contract, &format!("SELECT n FROM '{}' WHERE n > 500 AND n < 501", records.display()));
+    assert_eq!(fraction, [r#"{"n":500.5}"#], "500.5 is not read as 500");
+}
+
 /// `--output` is written beside the file and moved over it at the end: a
 /// query whose output is its own input reads the input whole, and a query
 /// that fails leaves the file as it was (and nothing beside it).

@@ -94,6 +94,10 @@ pub fn extend(state: SessionState, contracts: &Arc<ContractSet>) -> Result<Sessi
         .with_optimizer_rules(rules)
         .with_analyzer_rules(analyzers);
     let mut state = crate::with_functions(builder, contracts).build();
+    // An NDJSON table's types come from every line, not DataFusion's first
+    // 1,000: a field first seen later was dropped from its struct, and an
+    // int column holding `500.5` further on was cut to 500.
+    state.table_options_mut().json.schema_infer_max_rec = Some(usize::MAX);
     for (ext, inner) in extensions() {
         state.register_file_format(Arc::new(Extension { ext, inner }), true)?;
     }
