@@ -4,7 +4,11 @@
 //! `--request` with one pretty-printed request, `--request` with NDJSON,
 //! batch `--input` (NDJSON records, and Arrow rows for the floats and
 //! ints), and `rulec serve` over loopback. And the numbers mean what they
-//! say: `100.0000000000000000001` is not a whole number of cents.
+//! say: `100.0000000000000000001` is not a whole number of cents. A
+//! decimal keeps its own scale in every format: a `Decimal128(20, 4)`
+//! column's `122564.5600` renders as the JSON text `"122564.5600"` does,
+//! and a `Decimal128(20, 2)` column's as `122564.56` (docs/LANGUAGE.md,
+//! "Messages").
 
 mod support;
 
@@ -189,5 +193,35 @@ fn arrow_floats_and_ints_read_like_ndjson() {
     assert_eq!(from_arrow, from_ndjson);
     for (line, x) in from_ndjson.lines().zip(floats) {
         assert!(line.contains(&format!(" x={x}\"")), "{x}: {line}");
+    }
+}
+
+/// A decimal's scale is part of its value, in every format: an Arrow
+/// column of scale 4 gives what the JSON text with four places gives, one
+/// of scale 2 what the text with two gives.
+#[test]
+fn a_decimal_keeps_its_scale_in_every_format() {
+    let scratch = Scratch::new("scale");
+    let rules = scratch.path("rules");
+    for (scale, text) in [(2i8, "122564.56"), (4, "122564.5600")] {
+        let ndjson = scratch.write(&format!("s{scale}.ndjson"), &format!("{{\"amount\":\"{text}\"}}\n"));
+        let schema =
+            Arc::new(Schema::new(vec![Field::new("amount", DataType::Decimal128(20, scale), false)]));
+        let mantissa = 12_256_456i128 * 10i128.pow(u32::from(scale.unsigned_abs()) - 2);
+        let column = arrow_array::Decimal128Array::from(vec![mantissa]).with_precision_and_scale(20, scale);
+        let batch = RecordBatch::try_new(Arc::clone(&schema), vec![Arc::new(column.expect("a decimal"))])
+            .expect("a batch");
+        let arrow = scratch.path(&format!("s{scale}.arrow"));
+        let mut writer = arrow_ipc::writer::FileWriter::try_new(
+            std::fs::File::create(Path::new(&arrow)).expect("created"),
+            &schema,
+        )
+        .expect("a writer");
+        writer.write(&batch).expect("written");
+        writer.finish().expect("finished");
+        let from_ndjson = eval(&[&rules, "--input", &ndjson, "--channel", "batch"], "");
+        let from_arrow = eval(&[&rules, "--input", &arrow, "--channel", "batch"], "");
+        assert_eq!(from_arrow, from_ndjson, "scale {scale}");
+        assert!(from_ndjson.contains(&format!("amount={text} ")), "scale {scale}: {from_ndjson}");
     }
 }
