@@ -90,6 +90,9 @@ pub fn evaluate_records(
     records: &Bound<'_, PyList>,
     channel: Option<&str>,
 ) -> PyResult<Vec<EvalResult>> {
+    // The channel is checked before the records (an empty list on an
+    // unknown channel is refused too).
+    contract.context(channel, None, None).map_err(|invalid| input_error(py, &invalid))?;
     let mut texts = Vec::with_capacity(records.len());
     for (index, record) in records.iter().enumerate() {
         match contained(|| input_json(&record)) {

@@ -39,6 +39,10 @@ def test_channels_are_checked(transfer: rulec.Contract) -> None:
         transfer.evaluate(transfer_input(), channel="fax")
     with pytest.raises(rulec.InputError, match="channel: missing"):
         transfer.evaluate(transfer_input())
+    # A list is checked for its channel even when it holds no record.
+    with pytest.raises(rulec.InputError, match=r"channel: unknown channel \"fax\""):
+        transfer.evaluate_batch([], channel="fax")
+    assert transfer.evaluate_batch([], channel="server") == []
 
 
 class Sly(Decimal):

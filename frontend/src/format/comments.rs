@@ -19,12 +19,18 @@ pub struct Comment {
     own_line: bool,
 }
 
-/// A node of the tree, as `(start, end, is_key)`: a key and its mapping
-/// can share a start, never a whole identity.
-pub type Id = (u32, u32, bool);
+/// A node of the tree, as `(start, end, is_key, kind)`: a key and its
+/// mapping can share a start, and a list and its one item (written
+/// without indentation) their whole span, never a whole identity.
+pub type Id = (u32, u32, bool, u8);
 
 pub fn id(node: &Node, is_key: bool) -> Id {
-    (node.span.start, node.span.end, is_key)
+    let kind = match node.kind {
+        NodeKind::Scalar(_) => 0,
+        NodeKind::Seq(_) => 1,
+        NodeKind::Map(_) => 2,
+    };
+    (node.span.start, node.span.end, is_key, kind)
 }
 
 /// Where each comment goes; an entry is named by its key's id in a
