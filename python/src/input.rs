@@ -269,11 +269,16 @@ impl<'py> Writer<'py> {
         let days: i64 = value.getattr("days")?.extract()?;
         let seconds: i64 = value.getattr("seconds")?.extract()?;
         let micros: i64 = value.getattr("microseconds")?.extract()?;
+        // pandas.Timedelta, a timedelta that also keeps the nanoseconds
+        // past its microseconds (0 to 999), in `nanoseconds`.
+        let below_micros: i64 =
+            if value.hasattr("nanoseconds")? { value.getattr("nanoseconds")?.extract()? } else { 0 };
         let nanos = days
             .checked_mul(86_400)
             .and_then(|s| s.checked_add(seconds))
             .and_then(|s| s.checked_mul(1_000_000_000))
-            .and_then(|n| n.checked_add(micros * 1_000));
+            .and_then(|n| n.checked_add(micros * 1_000))
+            .and_then(|n| n.checked_add(below_micros));
         let Some(nanos) = nanos else {
             return Err(self.refuse("a timedelta beyond the range of a duration (about 292 years)".into()));
         };

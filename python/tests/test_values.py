@@ -112,3 +112,23 @@ def test_subclasses_cannot_change_the_json_around_them(echo: rulec.Contract) -> 
     with pytest.raises(rulec.InputError) as refused:
         evaluate(echo, at=Slanted(2026, 1, 1, tzinfo=UTC))
     assert [d["path"] for d in refused.value.details] == ["input.at"]
+
+
+class NanoTimedelta(datetime.timedelta):
+    """As pandas.Timedelta: a timedelta that keeps the nanoseconds past its
+    microseconds in `nanoseconds`."""
+
+    nanoseconds = 500
+
+
+def test_nanoseconds_past_the_microseconds_are_kept(echo: rulec.Contract) -> None:
+    """1,000,000,500 ns read as 1 s made `d > duration("1s")` false."""
+    import json
+
+    value = {
+        "price": "1.50", "count": 3, "ratio": 0.1, "at": AT.isoformat(), "wait": "1000000500ns", "tags": ["a"],
+        "nested": {},
+    }
+    from_text = echo.evaluate_json(json.dumps({"input": value})).rstrip("\n")
+    assert evaluate(echo, wait=NanoTimedelta(seconds=1)).to_json().rstrip("\n") == from_text
+    assert evaluate(echo, wait=datetime.timedelta(seconds=1)).to_json().rstrip("\n") != from_text
