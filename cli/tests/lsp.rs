@@ -805,6 +805,18 @@ fn what_an_editor_should_not_send_is_answered_not_fatal() {
     );
     let published = client.diagnostics(URI, 4);
     assert!(!published.is_empty());
+    // A second `initialize` is refused as such; ids LSP does not take are
+    // answered with the id as sent.
+    let again = client.call("initialize", json!({ "processId": null, "rootUri": null, "capabilities": {} }));
+    assert!(again["error"]["message"].as_str().is_some_and(|m| m.contains("already initialized")), "{again}");
+    for id in ["4294967296", "1.5", "null"] {
+        client.send_bytes(
+            format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"textDocument/hover","params":{{}}}}"#)
+                .as_bytes(),
+        );
+        let answer = client.response(serde_json::from_str(id).unwrap());
+        assert_eq!(answer["error"]["code"], -32600, "{id}: {answer}");
+    }
     // A frame whose Content-Length is larger, then smaller, than its body:
     // the requests after each are answered.
     for (extra, cut) in [(40, 0), (0, 12)] {

@@ -57,6 +57,7 @@ impl<W: Write> Server<W> {
             };
             match frame {
                 Frame::Malformed(why) => self.parse_error(&why)?,
+                Frame::UnreadableId(id) => self.unreadable_id(&id)?,
                 Frame::Message(Message::Request(request)) => self.request(request)?,
                 Frame::Message(Message::Notification(n)) if n.method == "exit" => {
                     return Ok(self.state == State::ShutDown);
@@ -84,6 +85,23 @@ impl<W: Write> Server<W> {
         self.output.flush()
     }
 
+    /// The answer to a request whose id is neither a string nor an
+    /// integer of 32 bits (LSP's `integer`): `InvalidRequest`, with the id
+    /// as sent, so the client is not left waiting.
+    fn unreadable_id(&mut self, id: &Value) -> io::Result<()> {
+        let body = serde_json::json!({
+            "jsonrpc": "2.0",
+            "id": id,
+            "error": {
+                "code": ErrorCode::InvalidRequest as i32,
+                "message": format!("a request's id must be a string or an integer of 32 bits, got {id}"),
+            },
+        })
+        .to_string();
+        write!(self.output, "Content-Length: {}\r\n\r\n{body}", body.len())?;
+        self.output.flush()
+    }
+
     fn request(&mut self, request: Request) -> io::Result<()> {
         let id = request.id.clone();
         let response = match (&self.state, request.method.as_str()) {
@@ -98,6 +116,11 @@ impl<W: Write> Server<W> {
             (State::ShutDown, _) => {
                 Response::new_err(id, ErrorCode::InvalidRequest as i32, "the server was shut down".into())
             }
+            (State::Running, "initialize") => Response::new_err(
+                id,
+                ErrorCode::InvalidRequest as i32,
+                "the server is already initialized: `initialize` is sent once a session".into(),
+            ),
             (State::Running, "shutdown") => {
                 self.state = State::ShutDown;
                 Response::new_ok(id, Value::Null)

@@ -28,6 +28,9 @@ pub enum Frame {
     Message(Message),
     /// A frame that is not a JSON-RPC message, and why.
     Malformed(String),
+    /// A request whose id `lsp_server` cannot hold (a number past 32
+    /// bits, a fraction, `null`): the id as sent, to answer it.
+    UnreadableId(serde_json::Value),
 }
 
 /// The next frame, or `None` at the end of the input.
@@ -50,9 +53,25 @@ fn read_limited(input: &mut impl BufRead, limit: usize) -> io::Result<Option<Fra
     let Some(body) = body(input, length)? else { return Ok(None) };
     let text = String::from_utf8_lossy(&body);
     Ok(Some(match serde_json::from_str::<Message>(&text) {
+        // A request whose id `lsp_server` cannot hold reads as a
+        // notification (its id ignored): it must be answered.
+        Ok(Message::Notification(_)) if let Some(id) = unreadable_id(&text) => Frame::UnreadableId(id),
         Ok(message) => Frame::Message(message),
-        Err(e) => Frame::Malformed(format!("not a JSON-RPC message: {e}")),
+        Err(e) => match unreadable_id(&text) {
+            Some(id) => Frame::UnreadableId(id),
+            None => Frame::Malformed(format!("not a JSON-RPC message: {e}")),
+        },
     }))
+}
+
+/// The id of a request (an object with a `method` and an `id`) that did
+/// not read as a message, when its id is what failed: not a string nor
+/// an integer of 32 bits.
+fn unreadable_id(text: &str) -> Option<serde_json::Value> {
+    let value: serde_json::Value = serde_json::from_str(text).ok()?;
+    let (method, id) = (value.get("method")?, value.get("id")?);
+    let readable = id.is_string() || id.as_i64().is_some_and(|n| i32::try_from(n).is_ok());
+    (method.is_string() && !readable).then(|| id.clone())
 }
 
 /// The body of a frame of `length` bytes: up to `length` bytes, or fewer
@@ -176,6 +195,7 @@ mod tests {
                 Frame::Message(Message::Notification(n)) => n.method,
                 Frame::Message(other) => format!("{other:?}"),
                 Frame::Malformed(why) => format!("malformed: {}", why.split(':').next().unwrap()),
+                Frame::UnreadableId(id) => format!("id {id}"),
             });
         }
         out
@@ -211,6 +231,23 @@ mod tests {
         input.extend_from_slice(a);
         input.extend(frame(b));
         assert_eq!(frames(&input), ["malformed: not a JSON-RPC message", "b"]);
+    }
+
+    #[test]
+    fn a_request_whose_id_is_not_an_lsp_id_keeps_its_id() {
+        let mut input = Vec::new();
+        for id in ["4294967296", "1.5", "null"] {
+            input.extend(frame(format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"shutdown"}}"#).as_bytes()));
+        }
+        let mut reader = io::BufReader::new(&input[..]);
+        let mut ids = Vec::new();
+        while let Some(frame) = read(&mut reader).unwrap() {
+            match frame {
+                Frame::UnreadableId(id) => ids.push(id.to_string()),
+                other => panic!("{other:?}"),
+            }
+        }
+        assert_eq!(ids, ["4294967296", "1.5", "null"]);
     }
 
     #[test]
