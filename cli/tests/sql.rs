@@ -223,6 +223,29 @@ fn an_ndjson_table_is_typed_from_every_line() {
     assert_eq!(fraction, [r#"{"n":500.5}"#], "500.5 is not read as 500");
 }
 
+/// No rows still have their header, in a table and in CSV; a struct
+/// column, which CSV cannot hold, is refused before anything is written.
+#[test]
+fn results_without_rows_keep_their_header_and_csv_refuses_a_struct() {
+    let run = |format: &str, query: &str| {
+        rulec().args(["sql", "--format", format, query]).output().expect("rulec sql runs")
+    };
+    let table = run("table", "SELECT 1 AS n WHERE false");
+    assert!(table.status.success());
+    assert_eq!(String::from_utf8_lossy(&table.stdout), "+---+\n| n |\n+---+\n+---+\n");
+    let csv = run("csv", "SELECT 1 AS n, 'x' AS s WHERE false");
+    assert!(csv.status.success());
+    assert_eq!(String::from_utf8_lossy(&csv.stdout), "n,s\n");
+    let nested = run("csv", "SELECT 1 AS n, named_struct('a', 1) AS r");
+    let stderr = String::from_utf8_lossy(&nested.stderr);
+    assert_eq!(nested.status.code(), Some(2), "{stderr}");
+    assert!(nested.stdout.is_empty());
+    assert!(
+        stderr.contains("column `r` is a struct, which CSV cannot hold") && stderr.len() < 300,
+        "{stderr}"
+    );
+}
+
 /// `--output` is written beside the file and moved over it at the end: a
 /// query whose output is its own input reads the input whole, and a query
 /// that fails leaves the file as it was (and nothing beside it).

@@ -287,8 +287,8 @@ fn ndjson_lines(batch: &RecordBatch) -> Vec<u8> {
 
 /// Where the results go, in their format.
 enum Sink {
-    Table { out: Box<dyn Write + Send>, batches: Vec<RecordBatch> },
-    Csv(datafusion::arrow::csv::Writer<Box<dyn Write + Send>>),
+    Table { out: Box<dyn Write + Send>, batches: Vec<RecordBatch>, schema: SchemaRef },
+    Csv { writer: datafusion::arrow::csv::Writer<Box<dyn Write + Send>>, schema: SchemaRef, rows: bool },
     Arrow(Writer),
 }
 
@@ -297,8 +297,14 @@ impl Sink {
     fn create(format: Format, path: Option<&Path>, schema: &SchemaRef) -> Result<Sink, String> {
         Ok(match format {
             Format::Arrow => Sink::Arrow(Writer::create(path, OutputFormat::Arrow, schema)?),
-            Format::Table => Sink::Table { out: Sink::open(path)?, batches: Vec::new() },
-            Format::Csv => Sink::Csv(datafusion::arrow::csv::Writer::new(Sink::open(path)?)),
+            Format::Table => {
+                Sink::Table { out: Sink::open(path)?, batches: Vec::new(), schema: schema.clone() }
+            }
+            Format::Csv => {
+                refuse_nested_for_csv(schema)?;
+                let writer = datafusion::arrow::csv::Writer::new(Sink::open(path)?);
+                Sink::Csv { writer, schema: schema.clone(), rows: false }
+            }
             Format::Ndjson => return Err("internal: NDJSON is written by partition".to_string()),
         })
     }
@@ -316,7 +322,10 @@ impl Sink {
     fn write(&mut self, batch: RecordBatch) -> Result<(), String> {
         match self {
             Sink::Table { batches, .. } => batches.push(batch),
-            Sink::Csv(writer) => writer.write(&batch).map_err(|e| e.to_string())?,
+            Sink::Csv { writer, rows, .. } => {
+                writer.write(&batch).map_err(|e| e.to_string())?;
+                *rows = true;
+            }
             Sink::Arrow(writer) => writer.write(Output::Batch(batch))?,
         }
         Ok(())
@@ -324,14 +333,42 @@ impl Sink {
 
     fn finish(self) -> Result<(), String> {
         match self {
-            Sink::Table { mut out, batches } => {
+            // No rows still has its header.
+            Sink::Table { mut out, mut batches, schema } => {
+                if batches.is_empty() {
+                    batches.push(RecordBatch::new_empty(schema));
+                }
                 let table = datafusion::arrow::util::pretty::pretty_format_batches(&batches)
                     .map_err(|e| e.to_string())?;
                 writeln!(out, "{table}").and_then(|()| out.flush()).map_err(write_error)
             }
-            Sink::Csv(writer) => writer.into_inner().flush().map_err(write_error),
+            Sink::Csv { mut writer, schema, rows } => {
+                if !rows {
+                    writer.write(&RecordBatch::new_empty(schema)).map_err(|e| e.to_string())?;
+                }
+                writer.into_inner().flush().map_err(write_error)
+            }
             Sink::Arrow(writer) => writer.finish(),
         }
+    }
+}
+
+/// Refuses results CSV cannot hold (a struct, list or map column),
+/// before anything is written, naming the column.
+fn refuse_nested_for_csv(schema: &SchemaRef) -> Result<(), String> {
+    match schema.fields().iter().find(|f| f.data_type().is_nested()) {
+        Some(field) => Err(format!(
+            "column `{}` is a {}, which CSV cannot hold: select its fields (`{}['decision']`), or use \
+             --format ndjson, arrow or table",
+            field.name(),
+            match field.data_type() {
+                datafusion::arrow::datatypes::DataType::Struct(_) => "struct",
+                datafusion::arrow::datatypes::DataType::Map(..) => "map",
+                _ => "list",
+            },
+            field.name()
+        )),
+        None => Ok(()),
     }
 }
 
