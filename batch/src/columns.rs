@@ -198,6 +198,11 @@ fn record_plan(
             TypeKind::Optional(inner) => (*inner, true),
             _ => (field.ty, false),
         };
+        if columns.iter().filter(|c| c.name() == &field.name).count() > 1 {
+            // Which one holds the value? JSON keeps the last, a struct's
+            // reader would take the first: neither is guessed.
+            return Err(format!("the input has the column `{name}` more than once"));
+        }
         let Some(column) = columns.iter().position(|c| c.name() == &field.name) else {
             if optional {
                 continue;

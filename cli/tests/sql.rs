@@ -221,6 +221,12 @@ fn an_ndjson_table_is_typed_from_every_line() {
     let fraction =
         sql_lines(&contract, &format!("SELECT n FROM '{}' WHERE n > 500 AND n < 501", records.display()));
     assert_eq!(fraction, [r#"{"n":500.5}"#], "500.5 is not read as 500");
+    // A record with a field twice: neither value is guessed.
+    let twice =
+        sql(&contract, &[], "SELECT rulec_decision('t.late', NULL, named_struct('amount', 1, 'amount', 2))");
+    let stderr = String::from_utf8_lossy(&twice.stderr);
+    assert_eq!(twice.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("the input has the column `amount` more than once"), "{stderr}");
 }
 
 /// No rows still have their header, in a table and in CSV; a struct
