@@ -60,7 +60,13 @@ pub fn init_logging() {
         .unwrap_or_else(|| "warn,ballista_scheduler=info,ballista_executor=info,rulec=info".to_string());
     let filter = tracing_subscriber::EnvFilter::try_new(filter)
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
-    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
+    // Colour only on a terminal: a log redirected to a file is text.
+    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(ansi)
+        .try_init();
 }
 
 /// `df://HOST:PORT` as its host and port.

@@ -94,6 +94,14 @@ pub struct ExecutorOptions {
 /// Runs an executor until it stops; it waits up to
 /// `wait_for_scheduler` for the scheduler first.
 pub async fn executor(contracts: Arc<ContractSet>, options: ExecutorOptions) -> Result<(), String> {
+    let every_address = options.bind_host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_unspecified());
+    if every_address && options.external_host.is_none() {
+        return Err(format!(
+            "--bind-host {} listens on every address, and the scheduler must be told one to reach this \
+             executor at: give --external-host HOST",
+            options.bind_host
+        ));
+    }
     let host = options.external_host.clone().unwrap_or_else(|| options.bind_host.clone());
     let place = format!("executor {host}:{}", options.port);
     let (logical, physical) = crate::codecs(&contracts, &place);

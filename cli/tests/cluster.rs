@@ -175,7 +175,7 @@ fn a_query_nested_too_deep_or_writing_is_refused_and_the_scheduler_stays_up() {
     let rulec_binary = Path::new(env!("CARGO_BIN_EXE_rulec"));
     let contracts = Path::new(TRANSFER);
     let mut cluster = LocalCluster::scheduler(rulec_binary, &root(), contracts).expect("a scheduler");
-    cluster.executor(&root(), contracts, 1, dir.path()).expect("an executor");
+    let executor = cluster.executor(&root(), contracts, 1, dir.path()).expect("an executor");
     let url = cluster.url();
     let table = "FROM 'cli/tests/data/records.ndjson'";
     let deep = format!("SELECT max({}) AS m {table}", vec!["length(currency)"; 1900].join(" + "));
@@ -193,6 +193,9 @@ fn a_query_nested_too_deep_or_writing_is_refused_and_the_scheduler_stays_up() {
     let count =
         lines("a query after it", &sql(&["--cluster", &url], &format!("SELECT count(*) AS n {table}")));
     assert_eq!(count.len(), 1, "{count:?}");
+    // Its log, written to a file, is text without colour codes.
+    let log = cluster.process(executor).log();
+    assert!(log.contains("Finished task") && !log.contains('\u{1b}'), "{log}");
 }
 
 /// A scheduler bound to every address cannot tell executors where to call
@@ -206,6 +209,22 @@ fn a_scheduler_on_every_address_needs_an_external_host() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("give --external-host HOST"), "{stderr}");
+    let out = rulec()
+        .args([
+            "cluster",
+            "executor",
+            "--contracts",
+            TRANSFER,
+            "--scheduler",
+            "127.0.0.1:1",
+            "--bind-host",
+            "0.0.0.0",
+        ])
+        .output()
+        .expect("rulec runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("--bind-host 0.0.0.0 listens on every address"), "{stderr}");
 }
 
 #[test]
