@@ -10,7 +10,7 @@
 //!   the batch path matches a file's columns
 //!   ([`batch::columns::ColumnPlan`]): a field of the wrong type, or a
 //!   required field missing, is an error naming it (a float where the
-//!   contract has a decimal suggests the `CAST` that fits). Extra fields
+//!   contract has a decimal suggests the `CAST`, saying it rounds). Extra fields
 //!   are ignored, as extra columns are.
 //!
 //! A contract with windows is refused: its windows see records in input
@@ -150,8 +150,8 @@ fn plan(function: &str, contracts: &ContractSet, parts: Parts, key: &Key) -> Res
             .filter(|(path, _)| e.contains(&format!("`{path}`")))
             .map(|(path, data)| {
                 format!(
-                    " (a {data} is not exact: pass CAST({path} AS DECIMAL(p, s)), with the precision and \
-                     scale the values need, e.g. DECIMAL(18, 2))"
+                    " (a {data} is not exact: pass CAST({path} AS DECIMAL(p, s)), which rounds every value to \
+                     s places: choose s to keep every place the values have)"
                 )
             });
         format!(
