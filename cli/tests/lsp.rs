@@ -8,6 +8,7 @@
 mod support;
 
 use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, channel};
 use std::time::Duration;
@@ -926,4 +927,58 @@ fn a_seeded_fuzz_of_edits_leaves_it_answering() {
     client.change(URI, 303, &original);
     assert_eq!(client.diagnostics(URI, 303), Vec::<Value>::new());
     assert_eq!(client.stop(), Some(0));
+}
+
+/// docs/EDITORS.md's setup for Neovim 0.7 to 0.10, run by a real Neovim
+/// (Debian's 0.7 in CI): a contract's buffer gets rulec's diagnostic.
+#[test]
+fn neovim_with_the_documented_setup_shows_diagnostics() {
+    let nvim = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+        .map(|dir| dir.join("nvim"))
+        .find(|path| path.is_file());
+    let Some(nvim) = nvim else {
+        assert!(std::env::var_os("CI").is_none(), "nvim is missing (CI installs Debian's neovim: .ci/run)");
+        eprintln!("skipped: nvim is not installed");
+        return;
+    };
+    let editors = std::fs::read_to_string(root().join("docs/EDITORS.md")).expect("EDITORS.md");
+    let section = editors.split("**Neovim** (0.7 to 0.10").nth(1).expect("the Neovim 0.7 section");
+    let setup =
+        section.split("```lua\n").nth(1).and_then(|block| block.split("```").next()).expect("its block");
+    let dir = tempfile::tempdir().expect("a folder");
+    std::fs::write(dir.path().join("init.lua"), setup).expect("written");
+    std::fs::write(
+        dir.path().join("c.yaml"),
+        "contract: a.b\nversion: 1.0.0\ninput:\n  amount: int\nrules:\n  - id: big\n    when: amunt > 10\n    deny: \"big\"\n",
+    )
+    .expect("written");
+    let check = "vim.wait(20000, function() return #vim.diagnostic.get(0) > 0 end, 100)\n\
+        local d = vim.diagnostic.get(0)\n\
+        io.stdout:write(#d .. ' diagnostics: ' .. (d[1] and d[1].message or 'none') .. '\\n')\n\
+        vim.cmd('qa!')\n";
+    std::fs::write(dir.path().join("check.lua"), check).expect("written");
+    let rulec_dir = Path::new(env!("CARGO_BIN_EXE_rulec")).parent().expect("its folder").to_path_buf();
+    let path = std::env::join_paths(
+        std::iter::once(rulec_dir)
+            .chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())),
+    )
+    .expect("a PATH");
+    let mut child = Command::new(nvim)
+        .args(["--headless", "-u", "init.lua", "c.yaml", "-c", "luafile check.lua"])
+        .current_dir(dir.path())
+        .env("PATH", path)
+        .env("HOME", dir.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("nvim starts");
+    assert!(wait(&mut child).is_some(), "nvim did not finish");
+    let output = child.wait_with_output().expect("its output");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains("1 diagnostics: unknown name `amunt`"),
+        "{stdout}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
 }
