@@ -166,56 +166,10 @@ pub async fn run(
     output: Option<&Path>,
 ) -> Result<u64, QueryFailure> {
     let Some(output) = output else { return write(ctx, query, format, None).await };
-    let staged = Staged::beside(output).map_err(QueryFailure::Output)?;
+    let staged = batch::output::Staged::beside(output).map_err(QueryFailure::Output)?;
     let rows = write(ctx, query, format, Some(staged.path())).await?;
     staged.commit().map_err(QueryFailure::Output)?;
     Ok(rows)
-}
-
-/// A file written in place of another: created beside it (same folder,
-/// same extension), moved over it by [`Staged::commit`], removed if
-/// dropped before.
-struct Staged {
-    file: tempfile::TempPath,
-    target: std::path::PathBuf,
-}
-
-impl Staged {
-    fn beside(target: &Path) -> Result<Staged, String> {
-        let folder = match target.parent() {
-            Some(parent) if !parent.as_os_str().is_empty() => parent,
-            _ => Path::new("."),
-        };
-        let name = target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        let extension = target.extension().map(|e| format!(".{}", e.to_string_lossy())).unwrap_or_default();
-        let file = tempfile::Builder::new()
-            .prefix(&format!(".{name}."))
-            .suffix(&format!(".partial{extension}"))
-            .tempfile_in(folder)
-            .map_err(|e| format!("cannot write {}: {e}", target.display()))?;
-        Ok(Staged { file: file.into_temp_path(), target: target.to_path_buf() })
-    }
-
-    fn path(&self) -> &Path {
-        &self.file
-    }
-
-    /// Moves the written file over the target, with the target's
-    /// permissions if it existed, else a new file's (the temporary file
-    /// is its owner's alone).
-    fn commit(self) -> Result<(), String> {
-        let failed = |e: std::io::Error| format!("cannot write {}: {e}", self.target.display());
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            let permissions = std::fs::metadata(&self.target)
-                .map(|existing| existing.permissions())
-                .unwrap_or_else(|_| std::fs::Permissions::from_mode(0o644));
-            std::fs::set_permissions(&self.file, permissions).map_err(failed)?;
-        }
-        let target = self.target.clone();
-        self.file.persist(&target).map_err(|e| failed(e.error))
-    }
 }
 
 /// [`run`]'s query, written to `output` as it is.

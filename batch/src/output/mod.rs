@@ -1,6 +1,7 @@
 //! Where results go: each evaluated chunk's [`Output`] is written in
 //! input order by a [`Writer`]: NDJSON lines, or Arrow IPC (the file
-//! format for a `.arrow` file, the stream format otherwise).
+//! format for a `.arrow` file, the stream format otherwise); a file
+//! replaced whole ([`Staged`]).
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -11,6 +12,9 @@ use arrow_schema::SchemaRef;
 
 pub mod arrow;
 pub mod ndjson;
+pub mod staged;
+
+pub use staged::Staged;
 
 use crate::format::OutputFormat;
 

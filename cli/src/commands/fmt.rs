@@ -90,15 +90,8 @@ fn formatted(name: &str, text: &str, format: Format) -> Option<String> {
 /// Replaces `path`'s text through a file beside it, so that an
 /// interrupted write leaves the original whole.
 fn write(path: &Path, text: &str) -> Outcome {
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let temporary = path.with_file_name(format!(".{name}.rulec-fmt"));
-    let failed = |e: std::io::Error| Failure::Usage(format!("cannot write {}: {e}", path.display()));
-    std::fs::write(&temporary, text).map_err(failed)?;
-    if let Ok(metadata) = std::fs::metadata(path) {
-        let _ = std::fs::set_permissions(&temporary, metadata.permissions());
-    }
-    std::fs::rename(&temporary, path).map_err(|e| {
-        let _ = std::fs::remove_file(&temporary);
-        failed(e)
-    })
+    let staged = batch::output::Staged::beside(path).map_err(Failure::Usage)?;
+    std::fs::write(staged.path(), text)
+        .map_err(|e| Failure::Usage(format!("cannot write {}: {e}", path.display())))?;
+    staged.commit().map_err(Failure::Usage)
 }
