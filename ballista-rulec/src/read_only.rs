@@ -11,17 +11,13 @@ use std::sync::Arc;
 
 use datafusion::common::config::ConfigOptions;
 use datafusion::common::{Result, plan_err};
-use datafusion::execution::SessionStateBuilder;
 use datafusion::execution::session_state::SessionState;
 use datafusion::logical_expr::LogicalPlan;
 use datafusion::optimizer::AnalyzerRule;
 
 /// `state` with [`ReadOnly`] first among its analyzer rules.
 pub fn read_only(state: SessionState) -> Result<SessionState> {
-    let rules = std::iter::once(Arc::new(ReadOnly) as Arc<dyn AnalyzerRule + Send + Sync>)
-        .chain(state.analyzer().rules.iter().cloned())
-        .collect();
-    Ok(SessionStateBuilder::new_from_existing(state).with_analyzer_rules(rules).build())
+    Ok(datafusion_rulec::sql::first_analyzer(state, Arc::new(ReadOnly)))
 }
 
 /// The analyzer rule refusing a plan that does more than read.

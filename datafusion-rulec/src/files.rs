@@ -22,7 +22,6 @@ use datafusion::common::{Result, plan_err};
 use datafusion::datasource::dynamic_file::DynamicListTableFactory;
 use datafusion::execution::SessionStateBuilder;
 use datafusion::execution::session_state::SessionState;
-use datafusion::parquet::file::metadata::ParquetMetaDataReader;
 use datafusion::prelude::SessionContext;
 
 /// A context over `state` whose tables are also files named by their
@@ -90,19 +89,12 @@ fn is_parquet(path: &Path) -> bool {
     path.extension().is_some_and(|e| e.eq_ignore_ascii_case("parquet"))
 }
 
-/// Reads the footer of the Parquet file at `path` (the reader's panics
-/// contained).
+/// Reads the footer of the Parquet file at `path` as `rulec eval --input`
+/// opens it (`batch::source::open`: the reader's panics contained, its
+/// messages).
 fn check_parquet(path: &Path) -> Result<()> {
-    let name = path.display().to_string();
-    let read = runtime::contained::contained(&format!("{name} is not a readable Parquet file"), || {
-        let file = std::fs::File::open(path).map_err(|e| format!("cannot read {name}: {e}"))?;
-        ParquetMetaDataReader::new()
-            .parse_and_finish(&file)
-            .map(|_| ())
-            .map_err(|e| format!("{name} is not a readable Parquet file: {e}"))
-    });
-    match read {
-        Ok(()) => Ok(()),
+    match batch::source::open(path, batch::InputFormat::Parquet) {
+        Ok(_) => Ok(()),
         Err(message) => plan_err!("{message}"),
     }
 }

@@ -86,13 +86,8 @@ const LEAF_RULES: [&str; 2] = ["extract_leaf_expressions", "push_down_leaf_proje
 pub fn extend(state: SessionState, contracts: &Arc<ContractSet>) -> Result<SessionState> {
     let rules =
         state.optimizers().iter().filter(|rule| !LEAF_RULES.contains(&rule.name())).cloned().collect();
-    let analyzers =
-        std::iter::once(Arc::new(crate::depth::DepthLimit) as Arc<dyn AnalyzerRule + Send + Sync>)
-            .chain(state.analyzer().rules.iter().cloned())
-            .collect();
-    let builder = SessionStateBuilder::new_from_existing(state)
-        .with_optimizer_rules(rules)
-        .with_analyzer_rules(analyzers);
+    let state = first_analyzer(state, Arc::new(crate::depth::DepthLimit));
+    let builder = SessionStateBuilder::new_from_existing(state).with_optimizer_rules(rules);
     let mut state = crate::with_functions(builder, contracts).build();
     // An NDJSON table's types come from every line, not DataFusion's first
     // 1,000: a field first seen later was dropped from its struct, and an
@@ -102,6 +97,13 @@ pub fn extend(state: SessionState, contracts: &Arc<ContractSet>) -> Result<Sessi
         state.register_file_format(Arc::new(Extension { ext, inner }), true)?;
     }
     Ok(state)
+}
+
+/// `state` with `rule` run before its other analyzer rules (a check that
+/// must see the plan before anything walks it).
+pub fn first_analyzer(state: SessionState, rule: Arc<dyn AnalyzerRule + Send + Sync>) -> SessionState {
+    let rules = std::iter::once(rule).chain(state.analyzer().rules.iter().cloned()).collect();
+    SessionStateBuilder::new_from_existing(state).with_analyzer_rules(rules).build()
 }
 
 /// A context over `state` whose tables are files named by their path
