@@ -40,9 +40,9 @@ use rust_decimal::Decimal;
 #[derive(Debug)]
 pub struct ColumnPlan {
     fields: Vec<FieldPlan>,
-    /// Each column's type in the schema the plan was made for: a batch
-    /// whose columns say otherwise is refused, never read.
-    columns: Vec<DataType>,
+    /// The columns of the schema the plan was made for: a batch whose
+    /// columns say otherwise is refused, never read.
+    columns: Fields,
     /// The columns read in another encoding than their own (dictionaries
     /// of other than strings, run-end encoding, list views, dictionaries
     /// inside lists): each is decoded into the type given, once a batch,
@@ -107,8 +107,7 @@ impl ColumnPlan {
             .filter(|(_, (read_as, column))| *read_as != column.data_type())
             .map(|(index, (read_as, _))| (index, read_as.clone()))
             .collect();
-        let columns = schema.fields().iter().map(|f| f.data_type().clone()).collect();
-        Ok(ColumnPlan { fields, columns, decoded })
+        Ok(ColumnPlan { fields, columns: schema.fields().clone(), decoded })
     }
 
     /// `batch` as the plan reads it: refused when its columns are not the
@@ -116,21 +115,8 @@ impl ColumnPlan {
     /// columns that need it decoded ([`ColumnPlan::decoded`]).
     pub fn decode<'b>(&self, batch: &'b RecordBatch) -> Result<Cow<'b, RecordBatch>, String> {
         let schema = batch.schema_ref();
-        if schema.fields().len() != self.columns.len() {
-            return Err(format!(
-                "a record batch has {} columns where its schema has {}",
-                schema.fields().len(),
-                self.columns.len()
-            ));
-        }
-        for (field, expected) in schema.fields().iter().zip(&self.columns) {
-            if field.data_type() != expected {
-                return Err(format!(
-                    "a record batch's column `{}` is {}, where its schema says {expected}",
-                    field.name(),
-                    field.data_type()
-                ));
-            }
+        if let Some(why) = mismatch(&self.columns, schema.fields()) {
+            return Err(format!("a record batch does not match its stream's schema: {why}"));
         }
         if self.decoded.is_empty() {
             return Ok(Cow::Borrowed(batch));
@@ -175,6 +161,26 @@ impl ColumnPlan {
             records.set_problem(k, crate::json_rows::problem(contract, &text));
         }
     }
+}
+
+/// How a batch's columns `got` differ from its schema's `expected` (in
+/// count, name or type), if they do: a producer whose batches lie about
+/// their schema is refused before anything reads them.
+pub fn mismatch(expected: &Fields, got: &Fields) -> Option<String> {
+    if got.len() != expected.len() {
+        return Some(format!("it has {} columns where the schema has {}", got.len(), expected.len()));
+    }
+    let (got, expected) = got
+        .iter()
+        .zip(expected)
+        .find(|(got, expected)| got.name() != expected.name() || got.data_type() != expected.data_type())?;
+    Some(format!(
+        "its column `{}` is {}, where the schema has `{}` as {}",
+        got.name(),
+        got.data_type(),
+        expected.name(),
+        expected.data_type()
+    ))
 }
 
 /// The plans of a record type's fields, from the columns `columns`, and

@@ -131,29 +131,15 @@ fn imported<T>(what: &str, import: impl FnOnce() -> PyResult<T>) -> PyResult<T> 
     }
 }
 
-/// Refuses a batch whose columns are not `schema`'s.
+/// Refuses a batch whose columns are not `schema`'s
+/// ([`batch::columns::mismatch`], the batch path's own check).
 fn same_columns(batch: &RecordBatch, schema: &SchemaRef, number: usize) -> PyResult<()> {
-    let fields = batch.schema_ref().fields();
-    if fields.len() != schema.fields().len() {
-        return Err(InputError::new_err(format!(
-            "batch {number} of the stream has {} columns where the stream's schema has {}",
-            fields.len(),
-            schema.fields().len()
-        )));
+    match batch::columns::mismatch(schema.fields(), batch.schema_ref().fields()) {
+        None => Ok(()),
+        Some(why) => Err(InputError::new_err(format!(
+            "batch {number} of the stream does not match the stream's schema: {why}"
+        ))),
     }
-    for (got, expected) in fields.iter().zip(schema.fields()) {
-        if got.name() != expected.name() || got.data_type() != expected.data_type() {
-            return Err(InputError::new_err(format!(
-                "batch {number} of the stream does not match the stream's schema: its column `{}` is {}, \
-                 where the schema has `{}` as {}",
-                got.name(),
-                got.data_type(),
-                expected.name(),
-                expected.data_type()
-            )));
-        }
-    }
-    Ok(())
 }
 
 /// `batch`, once its data is known to be whole (module doc).
