@@ -48,14 +48,7 @@ fn results_far_larger_than_memory_are_written_in_bounded_memory() {
         let mut command = support::rulec();
         command.arg("eval").arg(&yaml).arg("--input").arg(&input);
         command.args(["--output-format", format, "--threads", "2", "--output", "/dev/null"]);
-        let (measured, status) = child::run(&mut command).expect("rulec runs");
-        assert!(status.success(), "{format}: {status:?}");
-        assert!(
-            measured.peak_rss_bytes < PEAK_LIMIT,
-            "{format} results: peak RSS {} MiB, over {} MiB",
-            measured.peak_rss_bytes >> 20,
-            PEAK_LIMIT >> 20
-        );
+        assert_peak_under(&mut command, PEAK_LIMIT, &format!("{format} results"));
     }
 }
 
@@ -79,12 +72,17 @@ fn a_file_of_requests_is_streamed() {
     let mut command = support::rulec();
     command.arg("eval").arg(&yaml).arg("--request").arg(&requests).args(["--engine", "interp"]);
     command.stdout(std::process::Stdio::null());
-    let (measured, status) = child::run(&mut command).expect("rulec runs");
-    assert!(status.success(), "{status:?}");
+    assert_peak_under(&mut command, REQUESTS_PEAK_LIMIT, "a file of requests");
+}
+
+/// Runs `command`, which must succeed with a peak resident set under `limit`.
+fn assert_peak_under(command: &mut std::process::Command, limit: u64, what: &str) {
+    let (measured, status) = child::run(command).expect("rulec runs");
+    assert!(status.success(), "{what}: {status:?}");
     assert!(
-        measured.peak_rss_bytes < REQUESTS_PEAK_LIMIT,
-        "peak RSS {} MiB, over {} MiB",
+        measured.peak_rss_bytes < limit,
+        "{what}: peak RSS {} MiB, over {} MiB",
         measured.peak_rss_bytes >> 20,
-        REQUESTS_PEAK_LIMIT >> 20
+        limit >> 20
     );
 }

@@ -933,14 +933,7 @@ fn a_seeded_fuzz_of_edits_leaves_it_answering() {
 /// (Debian's 0.7 in CI): a contract's buffer gets rulec's diagnostic.
 #[test]
 fn neovim_with_the_documented_setup_shows_diagnostics() {
-    let nvim = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
-        .map(|dir| dir.join("nvim"))
-        .find(|path| path.is_file());
-    let Some(nvim) = nvim else {
-        assert!(std::env::var_os("CI").is_none(), "nvim is missing (CI installs Debian's neovim: .ci/run)");
-        eprintln!("skipped: nvim is not installed");
-        return;
-    };
+    let Some(nvim) = support::installed("nvim", "Debian's neovim") else { return };
     let editors = std::fs::read_to_string(root().join("docs/EDITORS.md")).expect("EDITORS.md");
     let section = editors.split("**Neovim** (0.7 to 0.10").nth(1).expect("the Neovim 0.7 section");
     let setup =

@@ -96,14 +96,7 @@ const SCORED: [&[&str]; 2] = [
 
 #[test]
 fn a_model_scores_the_same_bits_on_older_cpus() {
-    let qemu = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
-        .map(|dir| dir.join("qemu-x86_64"))
-        .find(|path| path.is_file());
-    let Some(qemu) = qemu else {
-        assert!(std::env::var_os("CI").is_none(), "qemu-x86_64 is missing (CI installs qemu-user: .ci/run)");
-        eprintln!("skipped: qemu-x86_64 is not installed");
-        return;
-    };
+    let Some(qemu) = support::installed("qemu-x86_64", "qemu-user") else { return };
     for args in SCORED {
         let native = support::rulec().args(args).output().expect("rulec runs");
         assert!(native.status.success(), "{}", String::from_utf8_lossy(&native.stderr));

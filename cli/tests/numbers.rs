@@ -179,13 +179,7 @@ fn arrow_floats_and_ints_read_like_ndjson() {
         vec![Arc::new(Int64Array::from(ints.to_vec())), Arc::new(Float64Array::from(floats.to_vec()))];
     let batch = RecordBatch::try_new(Arc::clone(&schema), columns).expect("a batch");
     let arrow = scratch.path("records.arrow");
-    let mut writer = arrow_ipc::writer::FileWriter::try_new(
-        std::fs::File::create(Path::new(&arrow)).expect("created"),
-        &schema,
-    )
-    .expect("a writer");
-    writer.write(&batch).expect("written");
-    writer.finish().expect("finished");
+    write_arrow(&arrow, &batch);
 
     let rules = scratch.path("rules");
     let from_ndjson = eval(&[&rules, "--input", &ndjson, "--channel", "batch", "--engine", "jit"], "");
@@ -212,16 +206,18 @@ fn a_decimal_keeps_its_scale_in_every_format() {
         let batch = RecordBatch::try_new(Arc::clone(&schema), vec![Arc::new(column.expect("a decimal"))])
             .expect("a batch");
         let arrow = scratch.path(&format!("s{scale}.arrow"));
-        let mut writer = arrow_ipc::writer::FileWriter::try_new(
-            std::fs::File::create(Path::new(&arrow)).expect("created"),
-            &schema,
-        )
-        .expect("a writer");
-        writer.write(&batch).expect("written");
-        writer.finish().expect("finished");
+        write_arrow(&arrow, &batch);
         let from_ndjson = eval(&[&rules, "--input", &ndjson, "--channel", "batch"], "");
         let from_arrow = eval(&[&rules, "--input", &arrow, "--channel", "batch"], "");
         assert_eq!(from_arrow, from_ndjson, "scale {scale}");
         assert!(from_ndjson.contains(&format!("amount={text} ")), "scale {scale}: {from_ndjson}");
     }
+}
+
+/// `batch` as an Arrow IPC file at `path`.
+fn write_arrow(path: &str, batch: &RecordBatch) {
+    let file = std::fs::File::create(Path::new(path)).expect("created");
+    let mut writer = arrow_ipc::writer::FileWriter::try_new(file, &batch.schema()).expect("a writer");
+    writer.write(batch).expect("written");
+    writer.finish().expect("finished");
 }

@@ -117,6 +117,34 @@ fn strides(shape: &[usize]) -> Vec<usize> {
     strides
 }
 
+/// The parts every fixed-order op shares: its name, and the output facts
+/// of the op it replaced (the model is typed before it is fixed).
+macro_rules! fixed_op {
+    ($op:ident, |$this:ident| $name:expr) => {
+        impl Op for $op {
+            fn name(&self) -> StaticName {
+                let $this = self;
+                $name.into()
+            }
+
+            op_as_typed_op!();
+        }
+
+        impl TypedOp for $op {
+            fn output_facts(&self, _inputs: &[&TypedFact]) -> TractResult<TVec<TypedFact>> {
+                Ok(self.facts.clone())
+            }
+
+            as_op!();
+        }
+    };
+}
+
+fixed_op!(FixedEinSum, |_op| "FixedEinSum");
+fixed_op!(FixedUnary, |op| format!("Fixed{:?}", op.function));
+fixed_op!(FixedSoftmax, |_op| "FixedSoftmax");
+fixed_op!(FixedReduce, |_op| "FixedReduce");
+
 /// An Einstein summation (tract's form of matrix products) in index
 /// order.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -187,14 +215,6 @@ impl FixedEinSum {
     }
 }
 
-impl Op for FixedEinSum {
-    fn name(&self) -> StaticName {
-        "FixedEinSum".into()
-    }
-
-    op_as_typed_op!();
-}
-
 impl EvalOp for FixedEinSum {
     op_out_of_plan!();
 
@@ -202,14 +222,6 @@ impl EvalOp for FixedEinSum {
         let (shape, values) = self.sum(&inputs)?;
         Ok(tvec!(self.float.tensor(&shape, &values)?))
     }
-}
-
-impl TypedOp for FixedEinSum {
-    fn output_facts(&self, _inputs: &[&TypedFact]) -> TractResult<TVec<TypedFact>> {
-        Ok(self.facts.clone())
-    }
-
-    as_op!();
 }
 
 /// The element-wise functions computed by `libm`.
@@ -299,14 +311,6 @@ struct FixedUnary {
     facts: TVec<TypedFact>,
 }
 
-impl Op for FixedUnary {
-    fn name(&self) -> StaticName {
-        format!("Fixed{:?}", self.function).into()
-    }
-
-    op_as_typed_op!();
-}
-
 impl EvalOp for FixedUnary {
     op_out_of_plan!();
 
@@ -315,14 +319,6 @@ impl EvalOp for FixedUnary {
         let out: Vec<f64> = values(input)?.into_iter().map(|x| self.function.apply(x)).collect();
         Ok(tvec!(self.float.tensor(input.shape(), &out)?))
     }
-}
-
-impl TypedOp for FixedUnary {
-    fn output_facts(&self, _inputs: &[&TypedFact]) -> TractResult<TVec<TypedFact>> {
-        Ok(self.facts.clone())
-    }
-
-    as_op!();
 }
 
 /// The lanes of `shape` along `axis`: each lane's first index and the
@@ -342,14 +338,6 @@ struct FixedSoftmax {
     log: bool,
     float: Float,
     facts: TVec<TypedFact>,
-}
-
-impl Op for FixedSoftmax {
-    fn name(&self) -> StaticName {
-        "FixedSoftmax".into()
-    }
-
-    op_as_typed_op!();
 }
 
 impl EvalOp for FixedSoftmax {
@@ -373,14 +361,6 @@ impl EvalOp for FixedSoftmax {
     }
 }
 
-impl TypedOp for FixedSoftmax {
-    fn output_facts(&self, _inputs: &[&TypedFact]) -> TractResult<TVec<TypedFact>> {
-        Ok(self.facts.clone())
-    }
-
-    as_op!();
-}
-
 /// What a [`FixedReduce`] sums.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Sum {
@@ -396,14 +376,6 @@ struct FixedReduce {
     sum: Sum,
     float: Float,
     facts: TVec<TypedFact>,
-}
-
-impl Op for FixedReduce {
-    fn name(&self) -> StaticName {
-        "FixedReduce".into()
-    }
-
-    op_as_typed_op!();
 }
 
 impl EvalOp for FixedReduce {
@@ -439,12 +411,4 @@ impl EvalOp for FixedReduce {
         }
         Ok(tvec!(self.float.tensor(&reduced, &out)?))
     }
-}
-
-impl TypedOp for FixedReduce {
-    fn output_facts(&self, _inputs: &[&TypedFact]) -> TractResult<TVec<TypedFact>> {
-        Ok(self.facts.clone())
-    }
-
-    as_op!();
 }

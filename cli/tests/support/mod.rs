@@ -50,6 +50,23 @@ pub fn python_can_import(modules: &str) -> bool {
     found
 }
 
+/// The program `name` on `PATH`. Under `CI` it must be there (`.ci/run`
+/// installs it, from `package`), so a missing one fails the test;
+/// elsewhere the caller skips what needs it, and this says so.
+pub fn installed(name: &str, package: &str) -> Option<PathBuf> {
+    let found = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+        .map(|dir| dir.join(name))
+        .find(|path| path.is_file());
+    assert!(
+        found.is_some() || std::env::var_os("CI").is_none(),
+        "{name} is missing (.ci/run installs {package})"
+    );
+    if found.is_none() {
+        println!("skipped: {name} is not installed");
+    }
+    found
+}
+
 /// Runs the Python script `script` with `args` in the workspace root;
 /// its failure fails the test (`what`, and the script's stderr).
 pub fn run_python<A: AsRef<OsStr>>(what: &str, script: impl AsRef<OsStr>, args: impl IntoIterator<Item = A>) {
