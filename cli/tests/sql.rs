@@ -229,6 +229,42 @@ fn an_ndjson_table_is_typed_from_every_line() {
     assert!(stderr.contains("the input has the column `amount` more than once"), "{stderr}");
 }
 
+/// A CSV file's timestamps meet the contract's own parser, as an NDJSON
+/// file's do: one without an offset is the record's error in both
+/// (DataFusion took the CSV column for timestamps and read it as UTC).
+#[test]
+fn a_csv_timestamp_without_an_offset_is_refused_as_in_ndjson() {
+    let dir = tempfile::tempdir().expect("a folder");
+    let contract = dir.path().join("at.yaml");
+    std::fs::write(
+        &contract,
+        "contract: t.at\nversion: 1.0.0\ninput:\n  at: timestamp\nrules:\n  - id: late\n    \
+         when: at > timestamp(\"2026-01-01T12:00:00Z\")\n    deny: \"late\"\n",
+    )
+    .expect("written");
+    let values = ["2026-01-01T13:00:00", "2026-01-01T13:00:00Z", "2026-01-01T13:00:00+02:00"];
+    let csv = dir.path().join("at.csv");
+    let rows: String = values.iter().enumerate().map(|(id, at)| format!("{id},{at}\n")).collect();
+    std::fs::write(&csv, format!("id,at\n{rows}")).expect("written");
+    let ndjson = dir.path().join("at.ndjson");
+    let lines: String =
+        values.iter().enumerate().map(|(id, at)| format!("{{\"id\":{id},\"at\":\"{at}\"}}\n")).collect();
+    std::fs::write(&ndjson, lines).expect("written");
+    let contract = contract.display().to_string();
+    let results = |table: &Path| {
+        let query = format!(
+            "SELECT rulec('t.at', NULL, named_struct('at', at)) AS r FROM '{}' ORDER BY id",
+            table.display()
+        );
+        sql_lines(&contract, &query)
+    };
+    let from_csv = results(&csv);
+    assert_same_lines("CSV against NDJSON", &from_csv, &results(&ndjson));
+    assert!(from_csv[0].contains("the offset is missing"), "{}", from_csv[0]);
+    assert!(from_csv[1].contains(r#""decision":"deny""#), "{}", from_csv[1]);
+    assert!(from_csv[2].contains(r#""decision":"allow""#), "{}", from_csv[2]);
+}
+
 /// No rows still have their header, in a table and in CSV; a struct
 /// column, which CSV cannot hold, is refused before anything is written.
 #[test]

@@ -10,6 +10,13 @@
 //!   readable Parquet file: ..." (DataFusion's reader panicked on a length
 //!   past the size, and read an empty file as a table without columns).
 //!
+//! And a CSV file's timestamps stay text: DataFusion guesses a column of
+//! `2026-01-01T10:00:00` to be timestamps and reads a value without an
+//! offset as UTC, where every other way into a contract refuses it ("the
+//! offset is missing"). As text, each value meets the contract's own
+//! parser, as in `rulec eval --input`; a query that wants timestamps
+//! writes `CAST(ts AS TIMESTAMP)`.
+//!
 //! Other names (a table registered in the session, a URL) go to
 //! DataFusion's factory as they are.
 
@@ -17,9 +24,12 @@ use std::path::Path;
 use std::sync::Arc;
 
 use async_trait::async_trait;
+use datafusion::arrow::datatypes::{DataType, FieldRef, Schema};
 use datafusion::catalog::{DynamicFileCatalog, TableProvider, UrlTableFactory};
 use datafusion::common::{Result, plan_err};
 use datafusion::datasource::dynamic_file::DynamicListTableFactory;
+use datafusion::datasource::file_format::csv::CsvFormat;
+use datafusion::datasource::listing::{ListingTable, ListingTableConfig};
 use datafusion::execution::SessionStateBuilder;
 use datafusion::execution::session_state::SessionState;
 use datafusion::prelude::SessionContext;
@@ -49,8 +59,34 @@ impl UrlTableFactory for CheckedFiles {
         if let Some(path) = local_path(url) {
             check(path)?;
         }
-        self.inner.try_new(url).await
+        let Some(table) = self.inner.try_new(url).await? else { return Ok(None) };
+        Ok(Some(csv_timestamps_as_text(table)?))
     }
+}
+
+/// `table`, or when it is CSV with columns DataFusion took for
+/// timestamps, the same table with those columns read as text.
+fn csv_timestamps_as_text(table: Arc<dyn TableProvider>) -> Result<Arc<dyn TableProvider>> {
+    let Some(listing) = table.downcast_ref::<ListingTable>() else { return Ok(table) };
+    let options = listing.options();
+    if !options.format.is::<CsvFormat>() {
+        return Ok(table);
+    }
+    let schema = listing.schema();
+    let partitions = options.table_partition_cols.len();
+    let file_fields = &schema.fields()[..schema.fields().len() - partitions];
+    if !file_fields.iter().any(|field| matches!(field.data_type(), DataType::Timestamp(..))) {
+        return Ok(table);
+    }
+    let text = |field: &FieldRef| match field.data_type() {
+        DataType::Timestamp(..) => Arc::new(field.as_ref().clone().with_data_type(DataType::Utf8)),
+        _ => Arc::clone(field),
+    };
+    let file_schema = Arc::new(Schema::new(file_fields.iter().map(text).collect::<Vec<_>>()));
+    let config = ListingTableConfig::new_with_multi_paths(listing.table_paths().clone())
+        .with_listing_options(options.clone())
+        .with_schema(file_schema);
+    Ok(Arc::new(ListingTable::try_new(config)?))
 }
 
 /// The local path `url` names, when it looks like a file's: a scheme of
