@@ -157,8 +157,13 @@ impl ColumnPlan {
             }
         }
         for (k, _) in bad.iter().enumerate().filter(|(_, bad)| **bad) {
-            let text = crate::json_rows::record_json(batch.schema_ref().fields(), batch.columns(), first + k);
-            records.set_problem(k, crate::json_rows::problem(contract, &text));
+            let problem = crate::json_rows::row_problem(
+                contract,
+                batch.schema_ref().fields(),
+                batch.columns(),
+                first + k,
+            );
+            records.set_problem(k, problem);
         }
     }
 }

@@ -3,7 +3,10 @@
 //! reader validates its JSON form), and how kept columns are written into
 //! NDJSON results.
 //!
-//! A null is an absent field; structs are objects, lists arrays;
+//! A null is an absent field in results (kept columns, `rulec sql`'s
+//! NDJSON) and `null` in the text a problem is found from, so a null cell
+//! of a required field reads "expected T, got null" as NDJSON's `null`
+//! does; structs are objects, lists arrays;
 //! decimals keep their digits (as strings); timestamps are RFC 3339 (a
 //! column without a time zone is UTC); durations keep their unit; NaN,
 //! infinities and timestamps past the nanosecond range have no JSON form
@@ -20,8 +23,22 @@ use arrow_array::types::{
 use arrow_schema::{DataType, TimeUnit};
 use runtime::{Contract, InvalidInput};
 
+/// Why row `row` of `columns` (named by `fields`) is invalid for
+/// `contract`: its JSON form, nulls written, as the request reader finds
+/// it.
+pub fn row_problem(
+    contract: &Contract,
+    fields: &arrow_schema::Fields,
+    columns: &[arrow_array::ArrayRef],
+    row: usize,
+) -> InvalidInput {
+    let mut text = Vec::with_capacity(256);
+    write_object(fields, columns, row, Nulls::Written, &mut text);
+    problem(contract, &String::from_utf8_lossy(&text))
+}
+
 /// Why the record `text` (an input's JSON) is invalid for `contract`.
-pub fn problem(contract: &Contract, text: &str) -> InvalidInput {
+fn problem(contract: &Contract, text: &str) -> InvalidInput {
     match runtime::input::request::Input::parse(contract.program(), text) {
         Err(problem) => problem,
         // The column reader refused what the JSON reader takes: a bug of
@@ -47,7 +64,7 @@ pub fn duration_text(array: &dyn Array, unit: TimeUnit, row: usize) -> String {
 /// Row `row` of a batch's named `columns` as a JSON object.
 pub fn record_json(fields: &arrow_schema::Fields, columns: &[arrow_array::ArrayRef], row: usize) -> String {
     let mut out = Vec::with_capacity(256);
-    write_object(fields, columns, row, &mut out);
+    write_object(fields, columns, row, Nulls::Omitted, &mut out);
     String::from_utf8_lossy(&out).into_owned()
 }
 
@@ -58,21 +75,31 @@ pub fn write_record(
     row: usize,
     out: &mut Vec<u8>,
 ) {
-    write_object(fields, columns, row, out);
+    write_object(fields, columns, row, Nulls::Omitted, out);
 }
 
-/// Row `row` of named `columns` as a JSON object; nulls are left out (an
-/// absent field).
+/// What a null field of an object becomes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Nulls {
+    /// Left out: an absent field.
+    Omitted,
+    /// `"name":null`.
+    Written,
+}
+
+/// Row `row` of named `columns` as a JSON object, its null fields as
+/// `nulls` says.
 fn write_object(
     fields: &arrow_schema::Fields,
     columns: &[arrow_array::ArrayRef],
     row: usize,
+    nulls: Nulls,
     out: &mut Vec<u8>,
 ) {
     out.push(b'{');
     let mut first = true;
     for (field, column) in fields.iter().zip(columns) {
-        if is_null(column.as_ref(), row) {
+        if nulls == Nulls::Omitted && is_null(column.as_ref(), row) {
             continue;
         }
         if !first {
@@ -81,13 +108,19 @@ fn write_object(
         first = false;
         runtime::value::write_json_str(field.name(), out);
         out.push(b':');
-        write_value(column.as_ref(), row, out);
+        write_element(column.as_ref(), row, nulls, out);
     }
     out.push(b'}');
 }
 
-/// Element `row` of `array` as JSON.
+/// Element `row` of `array` as JSON (its objects' nulls left out).
 pub fn write_value(array: &dyn Array, row: usize, out: &mut Vec<u8>) {
+    write_element(array, row, Nulls::Omitted, out)
+}
+
+/// Element `row` of `array` as JSON, its objects' null fields as `nulls`
+/// says.
+fn write_element(array: &dyn Array, row: usize, nulls: Nulls, out: &mut Vec<u8>) {
     if is_null(array, row) {
         out.extend_from_slice(b"null");
         return;
@@ -127,28 +160,28 @@ pub fn write_value(array: &dyn Array, row: usize, out: &mut Vec<u8>) {
         DataType::Duration(unit) => text(out, &duration_text(array, *unit, row)),
         DataType::Struct(_) => {
             let record = array.as_struct();
-            write_object(record.fields(), record.columns(), row, out);
+            write_object(record.fields(), record.columns(), row, nulls, out);
         }
         // The items by their offsets, not as a slice (a slice of a list
         // of structs allocates each child's slice, row by row).
         DataType::List(_) => {
             let list = array.as_list::<i32>();
             let range = list.value_offsets()[row] as usize..list.value_offsets()[row + 1] as usize;
-            write_list(list.values().as_ref(), range, out)
+            write_list(list.values().as_ref(), range, nulls, out)
         }
         DataType::LargeList(_) => {
             let list = array.as_list::<i64>();
             let range = list.value_offsets()[row] as usize..list.value_offsets()[row + 1] as usize;
-            write_list(list.values().as_ref(), range, out)
+            write_list(list.values().as_ref(), range, nulls, out)
         }
         DataType::FixedSizeList(..) => {
             let list = array.as_fixed_size_list();
             let start = list.value_offset(row) as usize;
-            write_list(list.values().as_ref(), start..start + list.value_length() as usize, out)
+            write_list(list.values().as_ref(), start..start + list.value_length() as usize, nulls, out)
         }
         DataType::Dictionary(key, _) => {
             match (array.as_any_dictionary_opt(), dictionary_key(array, key, row)) {
-                (Some(dictionary), Some(key)) => write_value(dictionary.values().as_ref(), key, out),
+                (Some(dictionary), Some(key)) => write_element(dictionary.values().as_ref(), key, nulls, out),
                 _ => out.extend_from_slice(b"null"),
             }
         }
@@ -249,14 +282,14 @@ pub(crate) fn timestamp_nanos(array: &dyn Array, unit: TimeUnit, row: usize) -> 
 }
 
 /// The items `range` of `items`, as a JSON array.
-fn write_list(items: &dyn Array, range: std::ops::Range<usize>, out: &mut Vec<u8>) {
+fn write_list(items: &dyn Array, range: std::ops::Range<usize>, nulls: Nulls, out: &mut Vec<u8>) {
     out.push(b'[');
     let start = range.start;
     for i in range {
         if i > start {
             out.push(b',');
         }
-        write_value(items, i, out);
+        write_element(items, i, nulls, out);
     }
     out.push(b']');
 }

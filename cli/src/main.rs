@@ -5,13 +5,15 @@
 //! request is wrong (diagnostics were printed), 2 usage, configuration or
 //! I/O errors.
 
-#![forbid(unsafe_code)]
+// One `unsafe` block: SIGPIPE's default action back ([`pipe`]).
+#![deny(unsafe_code)]
 
 mod batch;
 mod commands;
 mod coverage;
 mod explain;
 mod inputs;
+mod pipe;
 mod written;
 
 use std::process::ExitCode;
@@ -64,8 +66,30 @@ enum Command {
     Cluster(commands::cluster::Args),
 }
 
+impl Command {
+    /// Whether what the command writes to stdout is its product, which a
+    /// reader may stop reading ([`pipe`]): not so for the servers and the
+    /// benches, which talk to peers and children.
+    fn writes_its_product(&self) -> bool {
+        !matches!(self, Command::Bench(_) | Command::Serve(_) | Command::Lsp(_)) && !self.is_cluster()
+    }
+
+    #[cfg(feature = "cluster")]
+    fn is_cluster(&self) -> bool {
+        matches!(self, Command::Cluster(_))
+    }
+
+    #[cfg(not(feature = "cluster"))]
+    fn is_cluster(&self) -> bool {
+        false
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if cli.command.writes_its_product() {
+        pipe::end_when_the_reader_stops();
+    }
     let outcome = match cli.command {
         Command::Check(args) => commands::check::run(args),
         Command::Fmt(args) => commands::fmt::run(args),

@@ -28,6 +28,9 @@ const INFERRED: &str = "cli/tests/data/write_inferred_parquet.py";
 const RECORD: &str = "named_struct('amount', amount, 'currency', currency, 'daily_total', daily_total, \
     'source', source, 'destination', destination, 'purpose', purpose, 'tags', tags)";
 
+/// SIGPIPE's number on Linux and macOS.
+const SIGPIPE: i32 = 13;
+
 /// The files the records are split over.
 const PARTS: usize = 4;
 
@@ -263,6 +266,44 @@ fn a_csv_timestamp_without_an_offset_is_refused_as_in_ndjson() {
     assert!(from_csv[0].contains("the offset is missing"), "{}", from_csv[0]);
     assert!(from_csv[1].contains(r#""decision":"deny""#), "{}", from_csv[1]);
     assert!(from_csv[2].contains(r#""decision":"allow""#), "{}", from_csv[2]);
+}
+
+/// A reader that stops reading (`rulec sql ... | head`) ends rulec by
+/// SIGPIPE with nothing on stderr, in every format and in `rulec eval`'s
+/// batch mode; each format's writer said it in its own words.
+#[test]
+fn a_reader_that_stops_ends_rulec_quietly() {
+    use std::io::Read;
+    use std::os::unix::process::ExitStatusExt;
+    let dir = tempfile::tempdir().expect("a folder");
+    let records = dir.path().join("many.ndjson");
+    let lines: String = (0..200_000).map(|i| format!("{{\"id\":{i}}}\n")).collect();
+    std::fs::write(&records, lines).expect("written");
+    let query = format!("SELECT * FROM '{}'", records.display());
+    let eval = [TRANSFER, "--channel", "batch", "--input", &records.display().to_string()].map(String::from);
+    let mut runs: Vec<(String, Vec<String>)> = ["table", "ndjson", "csv", "arrow"]
+        .iter()
+        .map(|format| {
+            (
+                format!("sql as {format}"),
+                vec!["sql".into(), "--format".into(), format.to_string(), query.clone()],
+            )
+        })
+        .collect();
+    runs.push(("eval --input".into(), std::iter::once("eval".to_string()).chain(eval).collect()));
+    for (what, args) in runs {
+        let mut child = rulec()
+            .args(&args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("rulec runs");
+        let mut start = [0u8; 16];
+        child.stdout.take().expect("stdout").read_exact(&mut start).expect("a first write");
+        let out = child.wait_with_output().expect("rulec ends");
+        assert_eq!(out.status.signal(), Some(SIGPIPE), "{what}: {:?}", out.status);
+        assert_eq!(String::from_utf8_lossy(&out.stderr), "", "{what}");
+    }
 }
 
 /// No rows still have their header, in a table and in CSV; a struct

@@ -79,10 +79,8 @@ fn ndjson_records(n: usize) -> Vec<u8> {
     let mut out = Vec::new();
     for i in 0..n {
         let (id, amount, country, note) = record(i);
-        let mut line = serde_json::json!({ "id": id, "country": country });
-        if let Some(amount) = amount {
-            line["amount"] = amount.into();
-        }
+        // A missing amount is `null`, as the Arrow form's null cell is.
+        let mut line = serde_json::json!({ "id": id, "country": country, "amount": amount });
         if let Some(note) = note {
             line["note"] = note.into();
         }
