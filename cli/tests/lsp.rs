@@ -738,6 +738,59 @@ fn a_rule_renamed_is_renamed_in_its_tests() {
     assert_eq!(client.stop(), Some(0));
 }
 
+/// `text` with every whole-word `name` replaced by `new_name`.
+fn replace_word(text: &str, name: &str, new_name: &str) -> String {
+    let mut out = text.to_string();
+    for range in words(text, name).iter().rev() {
+        let edit = json!([{ "range": range, "newText": new_name }]);
+        out = apply(&out, &edit);
+    }
+    out
+}
+
+/// A rename the server accepts leaves the contract compiling and its
+/// tests passing (`rulec test` on the renamed file): effects are renamed
+/// in tests' `expect.effects`, lets in `expect.errors`. A rename that
+/// would change what a name means (a lambda's parameter taking over a
+/// let's or a table's place) is refused with the reason.
+#[test]
+fn a_rename_keeps_the_contract_and_its_tests() {
+    let text = std::fs::read_to_string(root().join("cli/tests/data/lsp/rename.yaml")).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let mut client = Client::start();
+    client.initialize();
+    client.open(URI, &text);
+    assert_eq!(client.diagnostics(URI, 1), Vec::<Value>::new());
+    let at = |needle: &str, new_name: &str| json!({ "textDocument": { "uri": URI }, "position": position(&text, needle, 0, 1), "newName": new_name });
+    let accepted = [("hold_hours: {", "hold_hours", "hours_held"), ("ratio: amount", "ratio", "share")];
+    for (needle, name, new_name) in accepted {
+        let edits = client.result("textDocument/rename", at(needle, new_name))["changes"][URI].clone();
+        let new_text = apply(&text, &edits);
+        assert_eq!(new_text, replace_word(&text, name, new_name), "{name} to {new_name}");
+        let file = dir.path().join(format!("{new_name}.yaml"));
+        std::fs::write(&file, &new_text).unwrap();
+        let tested = support::rulec().arg("test").arg(&file).output().unwrap();
+        assert!(tested.status.success(), "{name} to {new_name}: {}", String::from_utf8_lossy(&tested.stdout));
+        let references = json!({ "textDocument": { "uri": URI }, "position": position(&text, needle, 0, 1), "context": { "includeDeclaration": true } });
+        let found = client.result("textDocument/references", references);
+        assert_eq!(
+            found.as_array().unwrap().len(),
+            words(&text, name).len(),
+            "{name}: every place is a reference"
+        );
+    }
+    let refused = [
+        ("banned: '", "t", "would name something else at line 18"),
+        ("bad:\n", "t", "would break the contract: `in` needs a list or a table"),
+    ];
+    for (needle, new_name, says) in refused {
+        let error = client.call("textDocument/rename", at(needle, new_name))["error"].clone();
+        assert_eq!(error["code"], -32803, "{needle}: {error}");
+        assert!(error["message"].as_str().unwrap().contains(says), "{needle}: {error}");
+    }
+    assert_eq!(client.stop(), Some(0));
+}
+
 /// The outline: the contract's sections in the language's order, each
 /// with its declarations in the file's; a declaration's name is its
 /// selection.

@@ -84,6 +84,8 @@ pub fn rename(view: &View<'_>, offset: usize, new_name: Option<&str>) -> Result<
         return Ok(json(view.range(rename::prepare(ast, &reference)?)).unwrap_or_default());
     };
     let spans = rename::rename(ast, &reference, new_name)?;
+    let compiled = !view.analysis().diagnostics.iter().any(|d| d.is_error());
+    rename::keeps_meaning(&view.document.path, view.text(), compiled, &spans, new_name)?;
     let edits = spans.into_iter().map(|s| TextEdit::new(view.range(s), new_name.to_string())).collect();
     let change = WorkspaceEdit::new(HashMap::from([(view.document.uri.clone(), edits)]));
     Ok(json(change).unwrap_or_default())

@@ -1,7 +1,12 @@
 //! Find references and rename: every place a declaration's name is
 //! written (its declaration, the expressions that read it, the effects
 //! rules set, the rules tests expect), names resolved as the checker
-//! resolves them.
+//! resolves them. A rename is tried on the text before it is offered: the
+//! renamed text must mean what the old one did (every renamed place names
+//! the renamed declaration, and nothing else does) and compile if the old
+//! text did.
+
+use std::path::Path;
 
 use frontend::Span;
 use frontend::ast::Contract;
@@ -91,4 +96,58 @@ fn what(kind: Kind) -> &'static str {
         Kind::Effect => "an effect",
         Kind::Column => "a column",
     }
+}
+
+/// Whether writing `new_name` over `spans` of `text` (the contract at
+/// `path`) keeps its meaning, or why not: a place that would then name
+/// something else (a lambda's parameter, a let), a place that would come
+/// to name the renamed declaration, or, when the text compiled (`compiled`),
+/// the renamed text's first error.
+pub fn keeps_meaning(
+    path: &Path,
+    text: &str,
+    compiled: bool,
+    spans: &[Span],
+    new_name: &str,
+) -> Result<(), String> {
+    let (new_text, new_spans) = renamed(text, spans, new_name);
+    let analysis = crate::analysis::analyse(path, &new_text);
+    let line = |span: Span| new_text[..span.start as usize].matches('\n').count() + 1;
+    if compiled && let Some(error) = analysis.diagnostics.iter().find(|d| d.is_error()) {
+        return Err(format!(
+            "renaming to `{new_name}` would break the contract: {} (line {})",
+            error.message,
+            line(error.span())
+        ));
+    }
+    let Some(ast) = analysis.ast.as_ref() else { return Err("the renamed text would not read".into()) };
+    let named = new_spans.first().and_then(|s| symbols::at(ast, s.start as usize));
+    let now = named.map(|r| references(ast, &r, true)).unwrap_or_default();
+    if let Some(moved) = new_spans.iter().find(|s| !now.contains(s)) {
+        return Err(format!(
+            "`{new_name}` would name something else at line {}: it is already a name there",
+            line(*moved)
+        ));
+    }
+    if let Some(captured) = now.iter().find(|s| !new_spans.contains(s)) {
+        return Err(format!("`{new_name}` at line {} would come to name what is renamed", line(*captured)));
+    }
+    Ok(())
+}
+
+/// `text` with `new_name` written over `spans` (in file order, apart),
+/// and where those spans are in it.
+fn renamed(text: &str, spans: &[Span], new_name: &str) -> (String, Vec<Span>) {
+    let mut out = String::with_capacity(text.len());
+    let mut new_spans = Vec::with_capacity(spans.len());
+    let mut at = 0;
+    for span in spans {
+        out.push_str(&text[at..span.start as usize]);
+        let start = out.len() as u32;
+        out.push_str(new_name);
+        new_spans.push(Span { start, end: out.len() as u32 });
+        at = span.end as usize;
+    }
+    out.push_str(&text[at..]);
+    (out, new_spans)
 }

@@ -8,6 +8,7 @@ use frontend::Span;
 use frontend::ast::{
     Contract, Expr, ExprKind, FieldDecl, TableDeclKind, Template, TemplatePart, TypeExpr, TypeExprKind,
 };
+use frontend::tree::NodeKind;
 
 /// A name as the contract uses it. `path` is the names written (`["source",
 /// "country"]`); `["windows", w, a]`, `["rules", id]`, `["effects", e]`
@@ -100,8 +101,36 @@ pub fn all(ast: &Contract) -> Vec<Reference> {
     for rule in &ast.rules {
         out.extend(rule.effects.iter().map(|(e, _)| named(vec!["effects".into(), e.value.clone()], e.span)));
     }
-    let reasons = ast.tests.iter().flat_map(|t| [&t.expect.reasons, &t.expect.errors]);
-    out.extend(reasons.flatten().flatten().map(|id| named(vec!["rules".into(), id.value.clone()], id.span)));
+    out.extend(in_tests(ast));
+    out
+}
+
+/// The names tests' `expect` writes: rules in `reasons`; rules, or lets
+/// when no rule has the name, in `errors` (an evaluation error names the
+/// rule or let that hit it); effects as the keys of `effects`.
+pub fn in_tests(ast: &Contract) -> Vec<Reference> {
+    let named = |path: Vec<String>, span: Span| Reference { path, span, call: false };
+    let is_rule = |name: &str| ast.rules.iter().any(|r| r.id.value == name);
+    let mut out = Vec::new();
+    for expect in ast.tests.iter().map(|t| &t.expect) {
+        for id in expect.reasons.iter().flatten() {
+            out.push(named(vec!["rules".into(), id.value.clone()], id.span));
+        }
+        for id in expect.errors.iter().flatten() {
+            let path = match is_rule(&id.value) {
+                true => vec!["rules".into(), id.value.clone()],
+                false => vec![id.value.clone()],
+            };
+            out.push(named(path, id.span));
+        }
+        if let Some(NodeKind::Map(entries)) = expect.effects.as_ref().map(|n| &n.kind) {
+            for (key, _) in entries {
+                if let NodeKind::Scalar(name) = &key.kind {
+                    out.push(named(vec!["effects".into(), name.value.clone()], key.span));
+                }
+            }
+        }
+    }
     out
 }
 
@@ -216,10 +245,7 @@ fn declaration_at(ast: &Contract, offset: usize) -> Option<Reference> {
                 })
             })
         })
-        .or_else(|| {
-            let reasons = ast.tests.iter().flat_map(|t| [&t.expect.reasons, &t.expect.errors]);
-            reasons.flatten().flatten().find_map(|id| named(vec!["rules".into(), id.value.clone()], id.span))
-        })
+        .or_else(|| in_tests(ast).into_iter().find(|r| covers(r.span, offset)))
 }
 
 /// An input field (or a field of a record inside one) named at `offset`.
