@@ -213,3 +213,48 @@ fn edited_contracts_never_panic() {
     }
     assert!(formatted > 300, "only {formatted} of the edited files were YAML");
 }
+
+/// A comment on its own line at any indentation, or beside a line, of
+/// every contract: what formatting writes formats to itself (a comment
+/// indented deeper than what follows it moved on the second pass, and one
+/// above a list item's first key after keys were ordered). Four lines a
+/// contract by default; `RULEC_COMMENT_LINES=all` tries every line.
+#[test]
+fn a_comment_on_any_line_formats_stably() {
+    let every_line = std::env::var("RULEC_COMMENT_LINES").is_ok_and(|v| v == "all");
+    let mut rng = Rng(0x5eed_c0de);
+    let mut checked = 0;
+    for path in contracts() {
+        let name = path.strip_prefix(workspace()).unwrap().display().to_string();
+        let Ok(text) = std::fs::read_to_string(&path) else { continue };
+        let lines: Vec<&str> = text.lines().collect();
+        let picked: Vec<usize> = match every_line {
+            true => (0..lines.len()).collect(),
+            false => (0..4).map(|_| rng.below(lines.len())).collect(),
+        };
+        for i in picked {
+            checked += comment_after_line(&name, &lines, i);
+        }
+    }
+    assert!(checked > 1_000, "only {checked} mutants formatted");
+}
+
+/// [`a_comment_on_any_line_formats_stably`] after line `i` of `lines`: how
+/// many of the mutants formatted.
+fn comment_after_line(name: &str, lines: &[&str], i: usize) -> usize {
+    let line = lines[i];
+    let next_indent = lines.get(i + 1).map_or(0, |l| l.len() - l.trim_start().len());
+    let own = [0, 1, next_indent, next_indent + 3].map(|indent| format!("{line}\n{:indent$}# c", ""));
+    let beside = (!line.trim().is_empty()).then(|| format!("{line}  # c"));
+    let mut checked = 0;
+    for edited in own.into_iter().chain(beside) {
+        let mut mutant = lines.to_vec();
+        mutant[i] = &edited;
+        let mutant = mutant.join("\n") + "\n";
+        let Ok(once) = frontend::format::format(&SourceFile::new(name, &mutant)) else { continue };
+        let twice = format(name, &once);
+        assert!(twice == once, "{name}, a comment after line {}: formatting twice changes\n{once}", i + 1);
+        checked += 1;
+    }
+    checked
+}

@@ -170,15 +170,23 @@ fn place(
         return;
     }
     let next = entries.iter().find(|e| e.start > comment.start);
-    if let Some(next) = next.filter(|next| comment.column <= next.column) {
+    // Only an entry of the block the comment is in can be closed by it: a
+    // comment right under `input:` is above its first field, not after
+    // what came before `input`.
+    let open =
+        entries.iter().filter(|e| e.start < comment.start && e.end > comment.start).map(|e| e.start).max();
+    let closed = entries
+        .iter()
+        .filter(|e| e.end <= comment.start && e.column <= comment.column && open.is_none_or(|o| e.start > o))
+        .max_by_key(|e| (e.end, e.column));
+    let above = next.filter(|next| {
+        comment.column <= next.column && !(closed.is_some() && ends_block(text, &comment, next))
+    });
+    if let Some(next) = above {
         to.targets.push(next.id);
         to.above.entry(next.id).or_default().push(comment);
         return;
     }
-    let closed = entries
-        .iter()
-        .filter(|e| e.end <= comment.start && e.column <= comment.column)
-        .max_by_key(|e| (e.end, e.column));
     match closed.or(next) {
         Some(entry) => {
             to.targets.push(entry.id);
@@ -187,6 +195,20 @@ fn place(
         }
         None => to.header.push(comment),
     }
+}
+
+/// Whether `comment`, on its own line, ends the block above it rather than
+/// opening `next`: nothing but comments between it and what it follows,
+/// and a blank line between it and `next`. This is how an "after" comment
+/// is written back (at the closed entry's indentation, a blank line
+/// before what follows), so it reads back the same way.
+fn ends_block(text: &str, comment: &Comment, next: &Entry) -> bool {
+    let next_line = text[..next.start].rfind('\n').map_or(0, |n| n + 1);
+    // The whole lines after the comment's own, up to `next`'s.
+    let between = text.get(comment.start..next_line).unwrap_or("");
+    let mut lines = between.split('\n').skip(1).collect::<Vec<_>>();
+    lines.pop();
+    !comment.blank_before && lines.iter().any(|line| line.trim().is_empty())
 }
 
 /// Lists every entry (a list's item before the mapping it holds) and every

@@ -70,6 +70,12 @@ impl<'a> Printer<'a> {
     /// author's column when the line leaves room, else two spaces after
     /// it; on a line of their own when the line has a comment already.
     fn beside(&mut self, node: Id) {
+        self.beside_at(node, true);
+    }
+
+    /// [`Self::beside`], at the author's column only when `keep_column`
+    /// (the line they were written on is the line they are written on).
+    fn beside_at(&mut self, node: Id, keep_column: bool) {
         let Some(comments) = self.comments.beside.get(&node) else { return };
         for comment in comments {
             let Some(last) = self.lines.len().checked_sub(1) else {
@@ -84,7 +90,7 @@ impl<'a> Printer<'a> {
             }
             let line = &mut self.lines[last];
             let width = line.chars().count();
-            let pad = if comment.column > width { comment.column - width } else { STEP };
+            let pad = if keep_column && comment.column > width { comment.column - width } else { STEP };
             line.push_str(&format!("{:pad$}{}", "", comment.text));
             self.commented[last] = true;
         }
@@ -152,6 +158,23 @@ impl<'a> Printer<'a> {
         }
     }
 
+    /// Moves the comment lines (and blank lines) that open a list item's
+    /// block `lines` out, above the item at `indent`: `- ` before a
+    /// comment would make the comment the item's first line, which reads
+    /// back as a comment above the item, not inside it.
+    fn lift_comments(&mut self, lines: &mut Vec<String>, commented: &mut Vec<bool>, indent: usize) {
+        let opening =
+            lines.iter().take_while(|l| l.trim().is_empty() || l.trim_start().starts_with('#')).count();
+        let opening = opening.min(lines.len().saturating_sub(1));
+        for line in lines.drain(..opening) {
+            match line.trim_start() {
+                "" => self.blank(),
+                comment => self.push(format!("{:indent$}{comment}", "")),
+            }
+        }
+        commented.drain(..opening);
+    }
+
     /// A list item: `- value`, or `- ` before the first line of a block.
     fn item(&mut self, item: &Node, indent: usize, place: Place) {
         let head = format!("{:indent$}-", "");
@@ -178,20 +201,27 @@ impl<'a> Printer<'a> {
             return;
         }
         let child_indent = indent + STEP;
-        let (mut lines, commented) = self.apart(|p| match &node.kind {
+        let (mut lines, mut commented) = self.apart(|p| match &node.kind {
             NodeKind::Map(_) => p.map_block(node, child_indent, place),
             _ => p.seq_block(node, child_indent, place),
         });
+        // A comment written after the collection goes beside its key (a
+        // list item's, after its last line), two spaces after: the
+        // author's column was on a line that is gone.
         if key.is_none() && !lines.is_empty() {
+            self.lift_comments(&mut lines, &mut commented, indent);
             // `- ` takes the place of the first line's indentation.
             lines[0] = format!("{head} {}", lines[0].trim_start_matches(' '));
-        } else {
-            self.push(head);
-            key.into_iter().for_each(|k| self.beside(k));
+            self.lines.extend(lines);
+            self.commented.extend(commented);
+            self.beside_at(id(node, false), false);
+            return;
         }
+        self.push(head);
+        key.into_iter().for_each(|k| self.beside(k));
+        self.beside_at(id(node, false), false);
         self.lines.extend(lines);
         self.commented.extend(commented);
-        self.beside(id(node, false));
     }
 
     /// A scalar after `head` (`key:`, `-`, or nothing for a document that
