@@ -48,6 +48,7 @@ impl Item {
         match (self.kind, self.yes, self.no) {
             ("rule", 0, _) => Some(format!("{what} never fired")),
             ("rule", _, 0) => Some(format!("{what} fired in every test that reached it")),
+            ("condition", 0, 0) => Some(format!("{what} was never evaluated: an earlier operand decided")),
             ("condition", 0, _) => Some(format!("{what} was never true")),
             ("condition", _, 0) => Some(format!("{what} was never false")),
             ("let", 0, _) => Some(format!("{what} was never read")),
@@ -269,9 +270,12 @@ impl Report {
         }
         let _ = writeln!(out, "FNF:{}\nFNH:{}", rules.len(), rules.iter().filter(|r| r.yes > 0).count());
         let conditions: Vec<&Item> = self.items.iter().filter(|i| i.kind == "condition").collect();
+        // lcov's `-`: the branch's block was never run (an operand that
+        // short-circuit evaluation never reached), not run and not taken.
         for (block, c) in conditions.iter().enumerate() {
-            let _ = writeln!(out, "BRDA:{},{block},0,{}", c.line, c.yes);
-            let _ = writeln!(out, "BRDA:{},{block},1,{}", c.line, c.no);
+            let taken = |n: usize| if c.yes + c.no == 0 { "-".to_string() } else { n.to_string() };
+            let _ = writeln!(out, "BRDA:{},{block},0,{}", c.line, taken(c.yes));
+            let _ = writeln!(out, "BRDA:{},{block},1,{}", c.line, taken(c.no));
         }
         let taken = conditions.iter().map(|c| usize::from(c.yes > 0) + usize::from(c.no > 0)).sum::<usize>();
         let _ = writeln!(out, "BRF:{}\nBRH:{taken}", conditions.len() * 2);

@@ -141,7 +141,7 @@ fn explained(contract: &ir::Contract, source: Option<&Written>, trace: &RuleTrac
         .map(|(i, condition)| {
             let written = same_shape.then(|| tree[i].0).zip(source);
             let text = written.map_or_else(|| condition.text.clone(), |(e, s)| s.snippet(e.span));
-            let operands = operands_as_written(condition, written);
+            let operands = operands_as_written(contract, source, condition, written);
             Shown { text, depth: ir_depths[i], value: condition.value.clone(), operands }
         })
         .collect();
@@ -163,17 +163,40 @@ fn explained(contract: &ir::Contract, source: Option<&Written>, trace: &RuleTrac
         status,
         error,
         conditions,
-        lets: trace.lets.clone(),
+        lets: trace
+            .lets
+            .iter()
+            .filter(|(name, _)| !made_by_compiler(contract, source, name))
+            .cloned()
+            .collect(),
         signals: trace.signals.clone(),
     }
 }
 
+/// Whether the let `name` was made by the compiler (work several rules
+/// share, `shared_0`), not declared in the contract's source: it is not
+/// shown by its name, which the author never wrote.
+fn made_by_compiler(contract: &ir::Contract, source: Option<&Written>, name: &str) -> bool {
+    source.is_some_and(|s| !s.ast.lets.iter().any(|l| l.name.value == name))
+        && contract.lets.iter().any(|l| l.name == name)
+}
+
 /// The values of a condition's own operands, each as written when the
-/// source has as many.
+/// source has as many; else as the IR prints them, a let the compiler
+/// made as its value (its name was never written).
 fn operands_as_written(
+    contract: &ir::Contract,
+    source: Option<&Written>,
     condition: &Condition,
     written: Option<(&frontend::ast::Expr, &Written)>,
 ) -> Vec<(String, String)> {
+    let made = |id: ir::ExprId| match contract.expr(id).kind {
+        ir::ExprKind::Let(l) => {
+            let made = made_by_compiler(contract, source, &contract.lets[l.index()].name);
+            made.then(|| ir::print::expr(contract, contract.lets[l.index()].value))
+        }
+        _ => None,
+    };
     let source: Vec<String> = written
         .map(|(e, s)| operands(e, &s.ast).into_iter().map(|o| s.snippet(o.span)).collect())
         .unwrap_or_default();
@@ -182,7 +205,10 @@ fn operands_as_written(
         .operands
         .iter()
         .enumerate()
-        .map(|(i, (_, text, value))| (if same { source[i].clone() } else { text.clone() }, value.clone()))
+        .map(|(i, (id, text, value))| {
+            let text = if same { source[i].clone() } else { made(*id).unwrap_or_else(|| text.clone()) };
+            (text, value.clone())
+        })
         .collect()
 }
 

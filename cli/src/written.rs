@@ -7,7 +7,7 @@
 use std::path::Path;
 
 use frontend::Span;
-use frontend::ast::{self, BinaryOp, Expr, ExprKind};
+use frontend::ast::{self, BinaryOp, Expr, ExprKind, UnaryOp};
 use runtime::contract_set::walk::FileKind;
 
 pub struct Written {
@@ -77,6 +77,11 @@ pub fn operands<'e>(e: &'e Expr, contract: &ast::Contract) -> Vec<&'e Expr> {
         |e: &Expr| matches!(&e.kind, ExprKind::Name(n) if contract.tables.iter().any(|t| &t.name.value == n));
     let all: Vec<&Expr> = match &e.kind {
         ExprKind::Binary { lhs, rhs, .. } => vec![lhs, rhs],
+        // A negated membership test shows the test's operands, as the
+        // trace does (runtime's `shown_operands`).
+        ExprKind::Unary { op: UnaryOp::Not, operand } if is_membership(operand) => {
+            return operands(operand, contract);
+        }
         ExprKind::Unary { operand, .. } => vec![operand],
         ExprKind::Call { args, .. } => args.iter().collect(),
         ExprKind::Index { base, index } => vec![base, index],
@@ -84,6 +89,11 @@ pub fn operands<'e>(e: &'e Expr, contract: &ast::Contract) -> Vec<&'e Expr> {
         _ => Vec::new(),
     };
     all.into_iter().filter(|e| !literal(e) && !table(e)).collect()
+}
+
+/// `x in y`, in parentheses or not.
+fn is_membership(e: &Expr) -> bool {
+    matches!(&e.kind, ExprKind::Binary { op: BinaryOp::In, .. })
 }
 
 fn literal(e: &Expr) -> bool {

@@ -8,3 +8,5 @@ test --coverage --coverage-format lcov --coverage-output $TMP/coverage.lcov cli/
 % show $TMP/coverage.lcov
 test --coverage conformance/cases/windows_over_lets/contract.yaml
 test --coverage-format json cli/tests/data/coverage.yaml
+test --coverage cli/tests/data/coverage_short_circuit.yaml
+test --coverage --coverage-format lcov cli/tests/data/coverage_short_circuit.yaml

@@ -102,8 +102,8 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
             .collect()
     }
 
-    /// The rows the lookups under `roots` found (a lookup inside a lambda,
-    /// whose key depends on the element, is not counted).
+    /// The rows the lookups under `roots` found; a lookup inside a lambda
+    /// (`any(tags, t => t in bad)`) for each element of the lambda's list.
     fn rows_found(&mut self, roots: &[ExprId]) -> Vec<(u32, u32)> {
         let mut found = Vec::new();
         let mut stack: Vec<ExprId> = roots.to_vec();
@@ -113,8 +113,9 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
                 continue;
             }
             let kind = &self.p.contract.expr(id).kind;
-            if let ExprKind::Lambda { list, .. } = *kind {
+            if let ExprKind::Lambda { list, param, body, .. } = *kind {
                 stack.push(list);
+                found.extend(self.rows_found_per_element(list, param, body));
                 continue;
             }
             if let ExprKind::TableGet { table, key } | ExprKind::TableHas { table, key } = *kind
@@ -127,6 +128,21 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
         }
         found.sort_unstable();
         found.dedup();
+        found
+    }
+
+    /// The rows the lookups in a lambda's `body` found, with its `param`
+    /// bound to each element of `list` in turn (each element, whether or
+    /// not `any`/`all` stopped before it: rows are matched by the data,
+    /// as lookups outside lambdas are counted in both branches of `?:`).
+    fn rows_found_per_element(&mut self, list: ExprId, param: ir::LocalId, body: ExprId) -> Vec<(u32, u32)> {
+        let Ok(items) = self.eval(list.0) else { return Vec::new() };
+        let element = self.p.contract.locals[param.index()];
+        let mut found = Vec::new();
+        for i in 0..items.list_len() {
+            self.scratch.locals[param.index()] = items.list_get(&self.p.layouts, element, i);
+            found.extend(self.rows_found(&[body]));
+        }
         found
     }
 }

@@ -76,6 +76,30 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
     }
 }
 
+/// The operands of `id` whose values explain it: its children, or for a
+/// membership test reached through a let or negated (`x not in t`,
+/// `!(x in list)`, a let `t_has: x in t`, or the let the compiler makes of
+/// a test several rules write) the test's own, whose values say more than
+/// the test's (the line above shows it). The CLI matches them with the
+/// operands as written (`cli/src/written.rs`, `operands`), which look
+/// through the same way.
+fn shown_operands(c: &ir::Contract, id: ExprId) -> Vec<ExprId> {
+    let test = match &c.expr(id).kind {
+        ExprKind::Unary { op: ir::UnaryOp::Not, arg } => membership(c, *arg),
+        _ => membership(c, id),
+    };
+    c.expr(test.unwrap_or(id)).kind.children()
+}
+
+/// The membership test `id` is, directly or as a let's value.
+fn membership(c: &ir::Contract, id: ExprId) -> Option<ExprId> {
+    match &c.expr(id).kind {
+        ExprKind::TableHas { .. } | ExprKind::InList { .. } => Some(id),
+        ExprKind::Let(l) => membership(c, c.lets[l.index()].value),
+        _ => None,
+    }
+}
+
 impl<'p: 'a, 'a> Frame<'p, 'a> {
     /// The rule condition `root` and the operands of its `&&`/`||` tree,
     /// depth first, with their values.
@@ -86,7 +110,7 @@ impl<'p: 'a, 'a> Frame<'p, 'a> {
             let kind = &c.expr(id).kind;
             let mut operands = Vec::new();
             if value.is_some() && !is_junction(kind) {
-                for child in kind.children() {
+                for child in shown_operands(c, id) {
                     if !matches!(c.expr(child).kind, ExprKind::Const(_)) {
                         operands.push((child, ir::print::expr(c, child), self.shown(child)));
                     }
