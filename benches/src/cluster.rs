@@ -119,6 +119,14 @@ impl LocalCluster {
         let _ = process.child.wait();
     }
 
+    /// Kills process `index` at once (SIGKILL), as a crashed machine
+    /// would go: no goodbye to the scheduler.
+    pub fn kill(&mut self, index: usize) {
+        let process = &mut self.processes[index];
+        let _ = process.child.kill();
+        let _ = process.child.wait();
+    }
+
     fn command(&self, dir: &Path, role: &str, contracts: &Path) -> Command {
         let mut command = Command::new(&self.rulec);
         command.current_dir(dir).args(["cluster", role, "--contracts"]).arg(contracts);

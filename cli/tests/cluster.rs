@@ -287,3 +287,69 @@ fn a_query_no_executor_takes_ends_at_its_timeout() {
     assert!(stderr.contains("the query did not finish within 3 s (--timeout)"), "{stderr}");
     assert!(started.elapsed() < Duration::from_secs(30));
 }
+
+/// An executor killed while it runs a task: the scheduler takes it as
+/// dead after `--executor-timeout` (15 s) and runs its tasks on the other
+/// executor, so the query ends with every row, not after Ballista's three
+/// minutes.
+#[test]
+fn a_query_goes_on_when_an_executor_is_killed_mid_task() {
+    if !python_can_import("pyarrow") {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("a folder");
+    let parts = dir.path().join("parts");
+    std::fs::create_dir(&parts).expect("a folder");
+    // Tasks of about half a second each: 120,000 records a file.
+    let ndjson = dir.path().join("records.ndjson");
+    let records = support::transfer_records(1_200);
+    let text: String = (0..100).flat_map(|_| records.iter().map(|r| format!("{r}\n"))).collect();
+    std::fs::write(&ndjson, text).expect("written");
+    let first = parts.join("part-0.parquet");
+    let args = ["parquet".as_ref(), "numbered".as_ref(), ndjson.as_os_str(), first.as_os_str()];
+    run_python(
+        "pyarrow writes Parquet",
+        WRITER,
+        args.into_iter().chain(["snappy".as_ref(), "10000".as_ref()]),
+    );
+    for k in 1..4 {
+        std::fs::copy(&first, parts.join(format!("part-{k}.parquet"))).expect("copied");
+    }
+    let count = format!(
+        "SELECT count(*) AS n FROM '{}/' WHERE rulec_decision('acme.payments.transfer', 'batch', {RECORD}) = 'deny'",
+        parts.display()
+    );
+    let expected = lines("in process", &sql(&[], &count));
+
+    let rulec_binary = Path::new(env!("CARGO_BIN_EXE_rulec"));
+    let contracts = Path::new(TRANSFER);
+    let mut cluster = LocalCluster::scheduler(rulec_binary, &root(), contracts).expect("a scheduler");
+    let mut executors = Vec::new();
+    for k in 0..2 {
+        let work = dir.path().join(format!("work-{k}"));
+        std::fs::create_dir(&work).expect("a folder");
+        executors.push(cluster.executor(&root(), contracts, 1, &work).expect("an executor"));
+    }
+    let started = Instant::now();
+    let client = rulec()
+        .args(["sql", "--contracts", TRANSFER, "--format", "ndjson", "--cluster", &cluster.url(), &count])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("rulec sql runs");
+    // Killed as soon as it runs a task.
+    while !cluster.process(executors[1]).log().contains("Execute task") {
+        assert!(started.elapsed() < Duration::from_secs(60), "{}", cluster.process(executors[1]).log());
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    cluster.kill(executors[1]);
+    let out = client.wait_with_output().expect("rulec sql ends");
+    assert_eq!(lines("rulec sql --cluster", &out), expected);
+    let elapsed = started.elapsed();
+    assert!(elapsed < Duration::from_secs(90), "the query took {elapsed:?}");
+    let scheduler = cluster.process(0).log();
+    assert!(
+        scheduler.contains("on lost Executor"),
+        "no task was taken from the killed executor: {scheduler}"
+    );
+}
