@@ -16,12 +16,14 @@
 //! - [`processes`]: the scheduler and the executor, each run until it
 //!   stops; [`read_only`]: the scheduler refuses plans that write or
 //!   define anything;
-//! - [`client`]: the session whose queries run on a cluster.
+//! - [`client`]: the session whose queries run on a cluster, and
+//!   [`failure`]: its errors in a sentence.
 
 #![forbid(unsafe_code)]
 
 pub mod client;
 pub mod codec;
+pub mod failure;
 pub mod processes;
 pub mod read_only;
 

@@ -158,6 +158,8 @@ fn a_cluster_gives_every_row_in_process_sql_and_eval_give_and_refuses_another_re
         let stderr = String::from_utf8_lossy(&out.stderr);
         if !out.status.success() {
             assert!(stderr.contains(&message), "{message}\nnot in: {stderr}");
+            assert!(stderr.starts_with("error: the query failed on the cluster (job "), "{stderr}");
+            assert!(!stderr.contains("DataFusionError("), "{stderr}");
             assert_eq!(out.status.code(), Some(1), "{stderr}");
             break;
         }
@@ -291,7 +293,8 @@ fn a_query_no_executor_takes_ends_at_its_timeout() {
 /// An executor killed while it runs a task: the scheduler takes it as
 /// dead after `--executor-timeout` (15 s) and runs its tasks on the other
 /// executor, so the query ends with every row, not after Ballista's three
-/// minutes.
+/// minutes. Then the scheduler killed while a query runs: the client
+/// says so.
 #[test]
 fn a_query_goes_on_when_an_executor_is_killed_mid_task() {
     if !python_can_import("pyarrow") {
@@ -352,4 +355,24 @@ fn a_query_goes_on_when_an_executor_is_killed_mid_task() {
         scheduler.contains("on lost Executor"),
         "no task was taken from the killed executor: {scheduler}"
     );
+    // The scheduler killed while a query runs: the client says it lost
+    // the scheduler (it read "h2 protocol error").
+    let tasks = |cluster: &LocalCluster| cluster.process(executors[0]).log().matches("Execute task").count();
+    let before = tasks(&cluster);
+    let client = rulec()
+        .args(["sql", "--contracts", TRANSFER, "--format", "ndjson", "--cluster", &cluster.url(), &count])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("rulec sql runs");
+    while tasks(&cluster) == before {
+        assert!(started.elapsed() < Duration::from_secs(120), "{}", cluster.process(executors[0]).log());
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    cluster.kill(0);
+    let out = client.wait_with_output().expect("rulec sql ends");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let lost = format!("lost the connection to the scheduler at {} while the query ran", cluster.url());
+    assert!(stderr.contains(&lost), "{stderr}");
 }

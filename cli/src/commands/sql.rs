@@ -106,11 +106,23 @@ pub fn run(args: Args) -> Outcome {
         // The query is wrong (it does not plan, a file does not read):
         // DataFusion's message, exit 1.
         Err(QueryFailure::Query(message)) => {
+            let message = readable(&args, message);
             anstream::eprintln!("error: {message}");
             Err(Failure::Reported)
         }
         Err(QueryFailure::Output(message)) => Err(Failure::Usage(message)),
     }
+}
+
+/// A query's failure as said to the user: on a cluster, Ballista's
+/// nested error values unwrapped ([`ballista_rulec::failure`]).
+fn readable(args: &Args, message: String) -> String {
+    #[cfg(feature = "cluster")]
+    if let Some(url) = &args.cluster {
+        return ballista_rulec::failure::readable(&message, url);
+    }
+    let _ = args;
+    message
 }
 
 /// `query`'s outcome, or a query failure once `timeout` seconds passed.
