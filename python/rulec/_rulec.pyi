@@ -114,7 +114,8 @@ class Contract:
         ``__arrow_c_array__``): a ``pyarrow.Table`` with the columns of
         ``rulec eval --output-format arrow``, one row per record, in order."""
     def evaluate_json(self, request: str) -> str:
-        """A request's JSON text to the line ``rulec eval`` prints for it."""
+        """A request's JSON text to the line ``rulec eval CONTRACT`` prints for
+        it (a request naming another contract is ``unknown_contract``)."""
     def to_bundle(self) -> bytes:
         """The contract's bundle, the bytes ``rulec compile`` writes."""
 

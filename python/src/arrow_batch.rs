@@ -54,6 +54,9 @@ pub fn evaluate_batch<'py>(
         output: OutputFormat::Arrow,
         limit: None,
     };
+    // Checked first, for a message naming the parameter (the job's names
+    // the CLI's flag).
+    batch::job::channel_context(contract, channel, "channel=").map_err(InputError::new_err)?;
     let mut batches = Batches::open(data)?;
     let job =
         Job::new(Arc::clone(contract), &settings, Some(batches.schema())).map_err(InputError::new_err)?;

@@ -10,11 +10,12 @@ use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyList, PyString};
 use runtime::engine::NativeStatus;
 
-use crate::errors::{BundleError, compile_error, contained};
+use crate::errors::{BundleError, RulecError, compile_error, contained};
 use crate::evaluate::{Envelope, evaluate};
 use crate::output;
 use crate::result::EvalResult;
 use crate::sources::{diagnostics_json, read_bytes, read_text, source_path};
+use crate::text::{argument, request_bytes};
 
 /// A compiled contract, loaded into an engine. Thread-safe: share one
 /// across threads; evaluation releases the GIL. Its windows keep their
@@ -74,10 +75,12 @@ impl Contract {
         &self,
         py: Python<'_>,
         input: &Bound<'_, PyAny>,
-        channel: Option<&str>,
-        component: Option<&str>,
+        channel: Option<&Bound<'_, PyString>>,
+        component: Option<&Bound<'_, PyString>>,
         now: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<EvalResult> {
+        let channel = argument(channel, "channel")?;
+        let component = argument(component, "component")?;
         evaluate(py, &self.inner, input, &Envelope { channel, component, now })
     }
 
@@ -98,9 +101,10 @@ impl Contract {
         &self,
         py: Python<'py>,
         data: &Bound<'py, PyAny>,
-        channel: Option<&str>,
+        channel: Option<&Bound<'py, PyString>>,
         fields: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
+        let channel = argument(channel, "channel")?;
         let parts = crate::arrow_batch::parts(fields)?;
         let Ok(records) = data.cast::<PyList>() else {
             return crate::arrow_batch::evaluate_batch(py, &self.inner, data, channel, parts);
@@ -115,13 +119,15 @@ impl Contract {
 
     /// A request's JSON text (LANGUAGE.md's request: `input`, `channel`,
     /// ...) to the result line `rulec eval` prints for it, an error line
-    /// included.
-    fn evaluate_json(&self, py: Python<'_>, request: &str) -> PyResult<String> {
-        let inner = &self.inner;
+    /// included: routed as `rulec eval CONTRACT` routes it, in a set of
+    /// this one contract (a request naming another is `unknown_contract`).
+    fn evaluate_json(&self, py: Python<'_>, request: &Bound<'_, PyString>) -> PyResult<String> {
+        let request = request_bytes(request)?;
+        let set = runtime::ContractSet::new(vec![Arc::clone(&self.inner)]).map_err(RulecError::new_err)?;
         py.detach(|| {
             contained(|| {
                 let mut out = Vec::with_capacity(256);
-                inner.evaluate_json(request, &mut out);
+                set.evaluate_line(&request, None, &mut out);
                 Ok::<_, PyErr>(crate::text::written(out))
             })
         })

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use pyo3::exceptions::PyKeyError;
 use pyo3::prelude::*;
-use pyo3::types::PyList;
+use pyo3::types::{PyList, PyString};
 use runtime::contract_set::{self, LoadFailure, RouteError};
 
 use crate::contract::Contract;
@@ -17,6 +17,7 @@ use crate::evaluate::{Envelope, evaluate};
 use crate::output;
 use crate::result::EvalResult;
 use crate::sources::{diagnostics_json, source_path};
+use crate::text::{argument, request_bytes};
 
 /// The contracts and bundles under a folder (at any depth, names starting
 /// with `.` skipped) or in one file, each name once, loaded into one
@@ -68,11 +69,14 @@ impl ContractSet {
         &self,
         py: Python<'_>,
         input: &Bound<'_, PyAny>,
-        contract: Option<&str>,
-        channel: Option<&str>,
-        component: Option<&str>,
+        contract: Option<&Bound<'_, PyString>>,
+        channel: Option<&Bound<'_, PyString>>,
+        component: Option<&Bound<'_, PyString>>,
         now: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<EvalResult> {
+        let contract = argument(contract, "contract")?;
+        let channel = argument(channel, "channel")?;
+        let component = argument(component, "component")?;
         let routed = match self.set.route(contract) {
             Ok(routed) => routed,
             Err(RouteError::Unknown { message }) => return Err(UnknownContractError::new_err(message)),
@@ -86,12 +90,13 @@ impl ContractSet {
     /// A request line (JSON, naming its contract when the set holds
     /// several) to the result line `rulec eval DIR` prints for it, an
     /// error line included.
-    fn evaluate_line(&self, py: Python<'_>, line: &str) -> PyResult<String> {
+    fn evaluate_line(&self, py: Python<'_>, line: &Bound<'_, PyString>) -> PyResult<String> {
+        let line = request_bytes(line)?;
         let set = &self.set;
         py.detach(|| {
             contained(|| {
                 let mut out = Vec::with_capacity(256);
-                set.evaluate_line(line.as_bytes(), None, &mut out);
+                set.evaluate_line(&line, None, &mut out);
                 Ok::<_, PyErr>(crate::text::written(out))
             })
         })
