@@ -16,7 +16,7 @@ use crate::errors::{BundleError, UnknownContractError, compile_error, contained,
 use crate::evaluate::{Envelope, evaluate};
 use crate::output;
 use crate::result::EvalResult;
-use crate::sources::{diagnostics_json, source_path};
+use crate::sources::{diagnostics_json, path_of, rendered};
 use crate::text::{argument, request_bytes};
 
 /// The contracts and bundles under a folder (at any depth, names starting
@@ -44,12 +44,11 @@ impl ContractSet {
     #[new]
     #[pyo3(signature = (folder, engine = "auto"))]
     fn new(py: Python<'_>, folder: &Bound<'_, PyAny>, engine: &str) -> PyResult<ContractSet> {
-        let path = source_path(folder)?.ok_or_else(|| BundleError::new_err("expected a path, got text"))?;
+        let path = path_of(folder, "a ContractSet reads a folder or a file")?;
         let engine = crate::engine::engine(engine)?;
         let mut compiled = Compiled::default();
-        let loaded = py.detach(|| {
-            contained(|| Ok::<_, PyErr>(read_and_load(&engine, PathBuf::from(&path), &mut compiled)))
-        })?;
+        let loaded =
+            py.detach(|| contained(|| Ok::<_, PyErr>(read_and_load(&engine, path, &mut compiled))))?;
         match loaded {
             Ok(set) => Ok(ContractSet { set, warnings: compiled.warnings }),
             Err(LoadFailure::Io(message)) => Err(PyErr::from(std::io::Error::other(message))),
@@ -159,7 +158,7 @@ fn read_and_load(
             }
             None => {
                 compiled.errors.extend(diagnostics);
-                Err(result.diagnostics.render(false).trim_end().to_string())
+                Err(rendered(&result.diagnostics))
             }
         }
     };

@@ -16,7 +16,7 @@ AT = pd.Timestamp("2026-01-02T03:04:05Z")
 
 @pytest.fixture(scope="module", params=["interp", "jit"])
 def longer(request: pytest.FixtureRequest) -> rulec.Contract:
-    return rulec.compile(LONGER, engine=request.param)
+    return rulec.compile_text(LONGER, engine=request.param)
 
 
 @pytest.mark.parametrize(
