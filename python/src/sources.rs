@@ -69,12 +69,16 @@ pub fn rendered(diagnostics: &frontend::Diagnostics) -> String {
 }
 
 /// Whether `file` reads as a contract: a YAML mapping whose keys include
-/// `contract` (a file past the size limit is not read).
+/// `contract`, or, when it is not YAML (a contract with a syntax error),
+/// a line that starts `contract:`. A file past the size limit is not read.
 fn is_a_contract(file: &frontend::SourceFile) -> bool {
     if file.text().len() > frontend::MAX_FILE_BYTES {
         return false;
     }
     let (root, _) = frontend::syntax::yaml::parse(file);
-    let keys = root.as_ref().and_then(|root| root.as_map());
-    keys.is_some_and(|keys| keys.iter().any(|(key, _)| key.text() == Some("contract")))
+    match root.as_ref().and_then(|root| root.as_map()) {
+        Some(keys) => keys.iter().any(|(key, _)| key.text() == Some("contract")),
+        None if root.is_some() => false,
+        None => file.text().lines().any(|line| line.starts_with("contract:")),
+    }
 }

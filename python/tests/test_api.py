@@ -50,14 +50,21 @@ def test_a_file_that_is_not_a_contract_is_not_quoted(tmp_path: Path, content: st
         assert all("hunter2" not in str(d) for d in failed.value.diagnostics)
 
 
-def test_a_contract_with_an_error_is_quoted(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("content", "quoted"),
+    [
+        (None, "amonut"),  # contracts.BROKEN: an unknown name
+        ("contract: t.x\nversion: 1.0.0\ninput:\n  a: [int\nrules: []\n", "rules: []"),  # not YAML
+    ],
+)
+def test_a_contract_with_an_error_is_quoted(tmp_path: Path, content: "str | None", quoted: str) -> None:
     from contracts import BROKEN
 
     path = tmp_path / "broken.yaml"
-    path.write_text(BROKEN, encoding="utf-8")
+    path.write_text(content or BROKEN, encoding="utf-8")
     with pytest.raises(rulec.CompileError) as failed:
         rulec.compile(path)
-    assert "amonut" in str(failed.value).split("\n", 2)[2], "the line is quoted"
+    assert quoted in str(failed.value).split("\n", 1)[1], "the line is quoted"
 
 
 @pytest.mark.parametrize(
