@@ -16,7 +16,7 @@ python3 -m venv "$scratch/venv"
 py="$scratch/venv/bin/python"
 "$py" -m pip install -q --disable-pip-version-check \
     pytest==9.2.0 mypy==2.4.1 hypothesis==6.170.27 pyarrow==26.0.1 duckdb==2.0.1 \
-    polars==2.1.0
+    polars==2.1.0 pandas==3.1.2
 MATURIN_PEP517_ARGS="${MATURIN_PEP517_ARGS:---profile dev}" \
     "$py" -m pip install -q --disable-pip-version-check ./python
 

@@ -81,7 +81,7 @@ impl Job {
         settings: &Settings,
         input: Option<&SchemaRef>,
     ) -> Result<Job, String> {
-        let mut context = channel_context(&contract, settings.channel.as_deref())?;
+        let mut context = channel_context(&contract, settings.channel.as_deref(), "--channel")?;
         if settings.limit.is_some() {
             context.limit = settings.limit;
         }
@@ -430,17 +430,19 @@ const RESULT_KEYS: [&str; 8] =
 
 /// The context of every record: the channel, checked once (before any
 /// input is read: a caller may check it before opening the input).
-pub fn channel_context(contract: &Contract, channel: Option<&str>) -> Result<Context, String> {
+/// `setting` is the channel's name where the caller takes it (`--channel`,
+/// the server's `` `channel` ``, Python's `channel=`), for the messages.
+pub fn channel_context(contract: &Contract, channel: Option<&str>, setting: &str) -> Result<Context, String> {
     let c = contract.ir();
     if channel.is_none() && !c.channels.is_empty() {
         return Err(format!(
-            "--channel is required: the contract declares channels ({})",
+            "{setting} is required: the contract declares channels ({})",
             c.channels.join(", ")
         ));
     }
     contract.context(channel, None, None).map_err(|e| {
         let messages: Vec<String> = e.details.iter().map(|d| d.message.clone()).collect();
-        format!("--channel: {}", messages.join("; "))
+        format!("{setting}: {}", messages.join("; "))
     })
 }
 

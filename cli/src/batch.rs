@@ -48,7 +48,8 @@ pub fn run(set: &ContractSet, settings: &Settings) -> Outcome {
         // The engine's --timeout-ms, if given, is the channel context's.
         limit: None,
     };
-    batch::job::channel_context(contract, settings.channel.as_deref()).map_err(Failure::Usage)?;
+    batch::job::channel_context(contract, settings.channel.as_deref(), "--channel")
+        .map_err(Failure::Usage)?;
     let mut source = open_source(settings, input_format)?;
     let job =
         batch::Job::new(contract.clone(), &job_settings, source.schema().as_ref()).map_err(Failure::Usage)?;

@@ -5,7 +5,8 @@ The work is done by rulec's Rust crates through the extension module
 inputs and evaluates them (on the interpreter, or as native code from the
 Cranelift JIT), so results are byte for byte those of ``rulec eval``.
 
-- :func:`compile` and :func:`load_bundle` make a :class:`Contract`;
+- :func:`compile` (a YAML file's path), :func:`compile_text` (the YAML
+  itself) and :func:`load_bundle` make a :class:`Contract`;
 - :class:`ContractSet` loads a folder and routes requests by contract name;
 - :meth:`Contract.evaluate` returns a :class:`Result`;
 - errors are :class:`RulecError` and its subclasses :class:`InputError`,
@@ -24,6 +25,7 @@ from rulec._rulec import (
     UnknownContractError,
     __version__,
     compile,
+    compile_text,
     load_bundle,
 )
 
@@ -38,5 +40,6 @@ __all__ = [
     "UnknownContractError",
     "__version__",
     "compile",
+    "compile_text",
     "load_bundle",
 ]

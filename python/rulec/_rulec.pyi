@@ -114,7 +114,8 @@ class Contract:
         ``__arrow_c_array__``): a ``pyarrow.Table`` with the columns of
         ``rulec eval --output-format arrow``, one row per record, in order."""
     def evaluate_json(self, request: str) -> str:
-        """A request's JSON text to the line ``rulec eval`` prints for it."""
+        """A request's JSON text to the line ``rulec eval CONTRACT`` prints for
+        it (a request naming another contract is ``unknown_contract``)."""
     def to_bundle(self) -> bytes:
         """The contract's bundle, the bytes ``rulec compile`` writes."""
 
@@ -149,8 +150,14 @@ class ContractSet:
     def __contains__(self, name: object) -> bool: ...
     def __len__(self) -> int: ...
 
-def compile(path_or_source: Union[str, "os.PathLike[str]"], engine: Engine = "auto") -> Contract:
-    """Compiles a contract from a path (a str without a newline) or its YAML text."""
+def compile(path: Union[str, "os.PathLike[str]"], engine: Engine = "auto") -> Contract:
+    """Compiles the contract in the YAML file at ``path`` (never its text:
+    that is :func:`compile_text`)."""
+
+def compile_text(text: str, engine: Engine = "auto") -> Contract:
+    """Compiles the contract whose YAML is ``text`` (diagnostics name it
+    ``<contract>``)."""
 
 def load_bundle(path_or_bytes: Union[bytes, bytearray, str, "os.PathLike[str]"], engine: Engine = "auto") -> Contract:
-    """Loads a bundle from its bytes or its path."""
+    """Loads a bundle from its bytes (``bytes``, ``bytearray``) or its path
+    (``str``, ``os.PathLike``): the type says which."""

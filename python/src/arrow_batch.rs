@@ -54,6 +54,9 @@ pub fn evaluate_batch<'py>(
         output: OutputFormat::Arrow,
         limit: None,
     };
+    // Checked first, for a message naming the parameter (the job's names
+    // the CLI's flag).
+    batch::job::channel_context(contract, channel, "channel=").map_err(InputError::new_err)?;
     let mut batches = Batches::open(data)?;
     let job =
         Job::new(Arc::clone(contract), &settings, Some(batches.schema())).map_err(InputError::new_err)?;
@@ -111,13 +114,17 @@ fn feed(batches: &mut Batches, send: SyncSender<(usize, RecordBatch)>) -> PyResu
         let _ = send.send((number, chunk));
         number += 1;
     };
-    let gather = |gathered: &mut Vec<RecordBatch>| -> PyResult<Option<RecordBatch>> {
+    // The rows gathered, kept as they are gathered (summing them at each
+    // batch made a chunk of one-row batches quadratic).
+    let mut rows = 0;
+    let gather = |gathered: &mut Vec<RecordBatch>, rows: &mut usize| -> PyResult<Option<RecordBatch>> {
         if gathered.is_empty() {
             return Ok(None);
         }
         let chunk = arrow_select::concat::concat_batches(&schema, gathered.iter())
             .map_err(|e| RulecError::new_err(format!("internal error in rulec: gathering batches: {e}")))?;
         gathered.clear();
+        *rows = 0;
         Ok(Some(chunk))
     };
     while let Some(batch) = Python::attach(|py| {
@@ -131,13 +138,14 @@ fn feed(batches: &mut Batches, send: SyncSender<(usize, RecordBatch)>) -> PyResu
                 send_chunk(slice);
                 continue;
             }
+            rows += slice.num_rows();
             gathered.push(slice);
-            if gathered.iter().map(RecordBatch::num_rows).sum::<usize>() >= CHUNK_ROWS {
-                gather(&mut gathered)?.into_iter().for_each(&mut send_chunk);
+            if rows >= CHUNK_ROWS {
+                gather(&mut gathered, &mut rows)?.into_iter().for_each(&mut send_chunk);
             }
         }
     }
-    gather(&mut gathered)?.into_iter().for_each(&mut send_chunk);
+    gather(&mut gathered, &mut rows)?.into_iter().for_each(&mut send_chunk);
     Ok(())
 }
 

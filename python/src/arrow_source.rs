@@ -16,7 +16,13 @@
 //!   panics (a column count that is not the schema's) is refused;
 //! - every batch is then validated whole (`ArrayData::validate_full`:
 //!   offsets inside their buffers, dictionary keys inside their values,
-//!   strings UTF-8) before the batch engine reads it.
+//!   strings UTF-8) before the batch engine reads it. A batch of fewer
+//!   rows than a chunk is first copied to buffers of its own (after the
+//!   cheap checks that keep the copy inside the buffers it reads):
+//!   `validate_full` checks every string of a buffer, and one-row slices
+//!   of one large array (`Table.to_batches(max_chunksize=1)`) share its
+//!   buffers, so validating each slice as it is cost the whole array per
+//!   row. Such batches are gathered into a chunk, a copy, anyway.
 //!
 //! A refusal is `rulec.InputError` naming the batch and what is wrong.
 
@@ -24,8 +30,10 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use arrow_array::ffi_stream::ArrowArrayStreamReader;
 use arrow_array::{Array, RecordBatch, RecordBatchReader, StructArray};
+use arrow_data::ArrayData;
+use arrow_data::transform::MutableArrayData;
 use arrow_pyarrow::FromPyArrow;
-use arrow_schema::SchemaRef;
+use arrow_schema::{ArrowError, SchemaRef};
 use pyo3::exceptions::{PyStopIteration, PyTypeError};
 use pyo3::prelude::*;
 
@@ -142,10 +150,33 @@ fn same_columns(batch: &RecordBatch, schema: &SchemaRef, number: usize) -> PyRes
     }
 }
 
-/// `batch`, once its data is known to be whole (module doc).
+/// `batch`, once its data is known to be whole (module doc): a batch of
+/// fewer than [`COPIED_BELOW`] rows as a copy.
 fn validated(batch: &RecordBatch, number: usize) -> PyResult<RecordBatch> {
+    let invalid =
+        |e: ArrowError| InputError::new_err(format!("batch {number} of the Arrow data is not valid: {e}"));
     let data = StructArray::from(batch.clone()).into_data();
-    data.validate_full()
-        .map_err(|e| InputError::new_err(format!("batch {number} of the Arrow data is not valid: {e}")))?;
-    Ok(batch.clone())
+    if batch.num_rows() >= COPIED_BELOW {
+        data.validate_full().map_err(invalid)?;
+        return Ok(batch.clone());
+    }
+    // The cheap checks (buffer sizes, first and last offsets, children)
+    // keep the copy inside the buffers it reads; the copy is then
+    // validated whole, at the cost of its own rows.
+    data.validate().map_err(invalid)?;
+    let copy = catch_unwind(AssertUnwindSafe(|| compact(&data)))
+        .unwrap_or_else(|_| Err(ArrowError::InvalidArgumentError("its offsets are not in order".into())))
+        .map_err(invalid)?;
+    copy.validate_full().map_err(invalid)?;
+    Ok(RecordBatch::from(StructArray::from(copy)))
+}
+
+/// Rows below which a batch is copied before it is validated.
+const COPIED_BELOW: usize = 8192;
+
+/// `data`'s rows in buffers of their own.
+fn compact(data: &ArrayData) -> Result<ArrayData, ArrowError> {
+    let mut copy = MutableArrayData::new(vec![data], false, data.len());
+    copy.try_extend(0, 0, data.len())?;
+    Ok(copy.freeze())
 }

@@ -1,8 +1,9 @@
 //! `rulec.Contract` (one loaded contract: evaluate inputs, its windows'
 //! state kept across calls) and the functions that make one:
-//! `rulec.compile` (YAML, from a path or the text itself, compiled by the
-//! front end as `rulec check` compiles it) and `rulec.load_bundle` (a
-//! bundle's bytes or its path, decoded and verified by `ir`).
+//! `rulec.compile` (a YAML file's path) and `rulec.compile_text` (the YAML
+//! itself), compiled by the front end as `rulec check` compiles it, and
+//! `rulec.load_bundle` (a bundle's bytes or its path, told apart by type),
+//! decoded and verified by `ir`.
 
 use std::sync::Arc;
 
@@ -10,11 +11,12 @@ use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyList, PyString};
 use runtime::engine::NativeStatus;
 
-use crate::errors::{BundleError, compile_error, contained};
+use crate::errors::{BundleError, RulecError, compile_error, contained};
 use crate::evaluate::{Envelope, evaluate};
 use crate::output;
 use crate::result::EvalResult;
-use crate::sources::{diagnostics_json, read_bytes, read_text, source_path};
+use crate::sources::{diagnostics_json, path_of, read_bytes, read_text, rendered};
+use crate::text::{argument, request_bytes};
 
 /// A compiled contract, loaded into an engine. Thread-safe: share one
 /// across threads; evaluation releases the GIL. Its windows keep their
@@ -74,10 +76,12 @@ impl Contract {
         &self,
         py: Python<'_>,
         input: &Bound<'_, PyAny>,
-        channel: Option<&str>,
-        component: Option<&str>,
+        channel: Option<&Bound<'_, PyString>>,
+        component: Option<&Bound<'_, PyString>>,
         now: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<EvalResult> {
+        let channel = argument(channel, "channel")?;
+        let component = argument(component, "component")?;
         evaluate(py, &self.inner, input, &Envelope { channel, component, now })
     }
 
@@ -98,9 +102,10 @@ impl Contract {
         &self,
         py: Python<'py>,
         data: &Bound<'py, PyAny>,
-        channel: Option<&str>,
+        channel: Option<&Bound<'py, PyString>>,
         fields: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
+        let channel = argument(channel, "channel")?;
         let parts = crate::arrow_batch::parts(fields)?;
         let Ok(records) = data.cast::<PyList>() else {
             return crate::arrow_batch::evaluate_batch(py, &self.inner, data, channel, parts);
@@ -115,13 +120,15 @@ impl Contract {
 
     /// A request's JSON text (LANGUAGE.md's request: `input`, `channel`,
     /// ...) to the result line `rulec eval` prints for it, an error line
-    /// included.
-    fn evaluate_json(&self, py: Python<'_>, request: &str) -> PyResult<String> {
-        let inner = &self.inner;
+    /// included: routed as `rulec eval CONTRACT` routes it, in a set of
+    /// this one contract (a request naming another is `unknown_contract`).
+    fn evaluate_json(&self, py: Python<'_>, request: &Bound<'_, PyString>) -> PyResult<String> {
+        let request = request_bytes(request)?;
+        let set = runtime::ContractSet::new(vec![Arc::clone(&self.inner)]).map_err(RulecError::new_err)?;
         py.detach(|| {
             contained(|| {
                 let mut out = Vec::with_capacity(256);
-                inner.evaluate_json(request, &mut out);
+                set.evaluate_line(&request, None, &mut out);
                 Ok::<_, PyErr>(crate::text::written(out))
             })
         })
@@ -141,30 +148,43 @@ impl Contract {
     }
 }
 
-/// Compiles a contract: `path_or_source` is a path (a `str` without a
-/// newline, or an `os.PathLike`) to a YAML file, or the YAML text itself.
-/// Raises `CompileError` with every diagnostic when it does not compile.
+/// Compiles the contract in the YAML file at `path` (a `str` or an
+/// `os.PathLike`), as `rulec check` compiles it. Raises `CompileError`
+/// with every diagnostic when it does not compile, `OSError` when the file
+/// cannot be read.
 #[pyfunction]
-#[pyo3(signature = (path_or_source, engine = "auto"))]
-pub fn compile(py: Python<'_>, path_or_source: &Bound<'_, PyAny>, engine: &str) -> PyResult<Contract> {
-    let (name, text) = match source_path(path_or_source)? {
-        Some(path) => (path.clone(), read_text(&path)?),
-        None => ("<contract>".to_string(), path_or_source.cast::<PyString>()?.to_cow()?.to_string()),
-    };
+#[pyo3(signature = (path, engine = "auto"))]
+pub fn compile(py: Python<'_>, path: &Bound<'_, PyAny>, engine: &str) -> PyResult<Contract> {
+    let path = path_of(path, "give a contract's text to rulec.compile_text")?;
+    let text = read_text(&path)?;
+    compiled(py, &path.display().to_string(), &text, engine)
+}
+
+/// Compiles the contract whose YAML is `text` (diagnostics name it
+/// `<contract>`).
+#[pyfunction]
+#[pyo3(signature = (text, engine = "auto"))]
+pub fn compile_text(py: Python<'_>, text: &Bound<'_, PyString>, engine: &str) -> PyResult<Contract> {
+    let text = text.to_cow()?;
+    compiled(py, "<contract>", &text, engine)
+}
+
+/// The contract `text` (named `name`) compiles to, loaded into `engine`.
+fn compiled(py: Python<'_>, name: &str, text: &str, engine: &str) -> PyResult<Contract> {
     let engine = crate::engine::engine(engine)?;
-    let compiled = py.detach(|| contained(|| Ok::<_, PyErr>(frontend::compile_file(&name, &text))))?;
+    let compiled = py.detach(|| contained(|| Ok::<_, PyErr>(frontend::compile_file(name, text))))?;
     let diagnostics = diagnostics_json(&compiled.diagnostics);
     let Some(bundle) = compiled.bundle else {
-        let text = compiled.diagnostics.render(false).trim_end().to_string();
-        return Err(compile_error(py, text, output::json_list(py, &diagnostics)?));
+        return Err(compile_error(py, rendered(&compiled.diagnostics), output::json_list(py, &diagnostics)?));
     };
     let inner = load(py, &engine, bundle, "")?;
     Ok(Contract { inner, warnings: diagnostics })
 }
 
 /// Loads a bundle (`rulec compile`'s output): `path_or_bytes` is its
-/// bytes, or a path to it. Raises `BundleError` when it is damaged,
-/// truncated or of another format version.
+/// bytes (`bytes`, `bytearray`), or its path (a `str` or an
+/// `os.PathLike`): the type says which. Raises `BundleError` when it is
+/// damaged, truncated or of another format version.
 #[pyfunction]
 #[pyo3(signature = (path_or_bytes, engine = "auto"))]
 pub fn load_bundle(py: Python<'_>, path_or_bytes: &Bound<'_, PyAny>, engine: &str) -> PyResult<Contract> {
@@ -173,10 +193,8 @@ pub fn load_bundle(py: Python<'_>, path_or_bytes: &Bound<'_, PyAny>, engine: &st
     } else if let Ok(bytes) = path_or_bytes.cast::<PyByteArray>() {
         (bytes.to_vec(), String::new())
     } else {
-        let path = source_path(path_or_bytes)?.ok_or_else(|| {
-            BundleError::new_err("expected bytes or a path to a bundle, got text with a newline")
-        })?;
-        (read_bytes(&path)?, format!("{path}: "))
+        let path = path_or_bytes.extract::<std::path::PathBuf>()?;
+        (read_bytes(&path)?, format!("{}: ", path.display()))
     };
     let engine = crate::engine::engine(engine)?;
     let bundle = py

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use pyo3::exceptions::PyKeyError;
 use pyo3::prelude::*;
-use pyo3::types::PyList;
+use pyo3::types::{PyList, PyString};
 use runtime::contract_set::{self, LoadFailure, RouteError};
 
 use crate::contract::Contract;
@@ -16,7 +16,8 @@ use crate::errors::{BundleError, UnknownContractError, compile_error, contained,
 use crate::evaluate::{Envelope, evaluate};
 use crate::output;
 use crate::result::EvalResult;
-use crate::sources::{diagnostics_json, source_path};
+use crate::sources::{diagnostics_json, path_of, rendered};
+use crate::text::{argument, request_bytes};
 
 /// The contracts and bundles under a folder (at any depth, names starting
 /// with `.` skipped) or in one file, each name once, loaded into one
@@ -43,12 +44,11 @@ impl ContractSet {
     #[new]
     #[pyo3(signature = (folder, engine = "auto"))]
     fn new(py: Python<'_>, folder: &Bound<'_, PyAny>, engine: &str) -> PyResult<ContractSet> {
-        let path = source_path(folder)?.ok_or_else(|| BundleError::new_err("expected a path, got text"))?;
+        let path = path_of(folder, "a ContractSet reads a folder or a file")?;
         let engine = crate::engine::engine(engine)?;
         let mut compiled = Compiled::default();
-        let loaded = py.detach(|| {
-            contained(|| Ok::<_, PyErr>(read_and_load(&engine, PathBuf::from(&path), &mut compiled)))
-        })?;
+        let loaded =
+            py.detach(|| contained(|| Ok::<_, PyErr>(read_and_load(&engine, path, &mut compiled))))?;
         match loaded {
             Ok(set) => Ok(ContractSet { set, warnings: compiled.warnings }),
             Err(LoadFailure::Io(message)) => Err(PyErr::from(std::io::Error::other(message))),
@@ -68,11 +68,14 @@ impl ContractSet {
         &self,
         py: Python<'_>,
         input: &Bound<'_, PyAny>,
-        contract: Option<&str>,
-        channel: Option<&str>,
-        component: Option<&str>,
+        contract: Option<&Bound<'_, PyString>>,
+        channel: Option<&Bound<'_, PyString>>,
+        component: Option<&Bound<'_, PyString>>,
         now: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<EvalResult> {
+        let contract = argument(contract, "contract")?;
+        let channel = argument(channel, "channel")?;
+        let component = argument(component, "component")?;
         let routed = match self.set.route(contract) {
             Ok(routed) => routed,
             Err(RouteError::Unknown { message }) => return Err(UnknownContractError::new_err(message)),
@@ -86,12 +89,13 @@ impl ContractSet {
     /// A request line (JSON, naming its contract when the set holds
     /// several) to the result line `rulec eval DIR` prints for it, an
     /// error line included.
-    fn evaluate_line(&self, py: Python<'_>, line: &str) -> PyResult<String> {
+    fn evaluate_line(&self, py: Python<'_>, line: &Bound<'_, PyString>) -> PyResult<String> {
+        let line = request_bytes(line)?;
         let set = &self.set;
         py.detach(|| {
             contained(|| {
                 let mut out = Vec::with_capacity(256);
-                set.evaluate_line(line.as_bytes(), None, &mut out);
+                set.evaluate_line(&line, None, &mut out);
                 Ok::<_, PyErr>(crate::text::written(out))
             })
         })
@@ -154,7 +158,7 @@ fn read_and_load(
             }
             None => {
                 compiled.errors.extend(diagnostics);
-                Err(result.diagnostics.render(false).trim_end().to_string())
+                Err(rendered(&result.diagnostics))
             }
         }
     };

@@ -93,13 +93,18 @@ pub fn evaluate_records(
     // The channel is checked before the records (an empty list on an
     // unknown channel is refused too).
     contract.context(channel, None, None).map_err(|invalid| input_error(py, &invalid))?;
-    let mut texts = Vec::with_capacity(records.len());
+    let length = records.len();
+    let mut texts = Vec::with_capacity(length);
     for (index, record) in records.iter().enumerate() {
         match contained(|| input_json(&record)) {
             Ok(text) => texts.push(text),
             Err(Unwritable::Invalid(invalid)) => return Err(record_error(py, &invalid, index)),
             Err(Unwritable::Python(err)) => return Err(err),
         }
+    }
+    if texts.len() != length || records.len() != length {
+        let changed = "the list changed while it was read (a value's method added or removed items)";
+        return Err(input_error(py, &InvalidInput::one("records", changed)));
     }
     let evaluated = py.detach(|| contained(|| Ok::<_, PyErr>(run_all(contract, &texts, channel))))?;
     match evaluated {

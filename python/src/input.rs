@@ -8,10 +8,16 @@
 //! the shortest text that reads back as the same `f64`.
 //!
 //! What JSON cannot hold is refused here, with the path of the value:
-//! NaN and infinities, a key that is not a string, a naive datetime, an
-//! object of another type, nesting deeper than [`MAX_DEPTH`].
+//! NaN and infinities, a key that is not a string, a naive datetime (or
+//! pandas' `NaT`), an object of another type, nesting deeper than
+//! [`MAX_DEPTH`]; so is a value whose own methods raise while it is read
+//! (a `tzinfo` whose `utcoffset` fails), and a dict or list that changes
+//! while it is read (a value's `__str__` that mutates its container):
+//! each an `InputError` at the value's path, never a panic.
 
 use ir::quote::short;
+use pyo3::exceptions::PyException;
+use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use runtime::InvalidInput;
@@ -44,16 +50,20 @@ pub fn input_json(value: &Bound<'_, PyAny>) -> Result<String, Unwritable> {
 
 /// The RFC 3339 text of a timezone-aware datetime (a request's `now`).
 pub fn timestamp_text(value: &Bound<'_, PyAny>, path: &'static str) -> Result<String, Unwritable> {
-    if let Ok(text) = value.cast::<PyString>() {
-        return Ok(utf8(text)?.to_string());
-    }
     let mut writer = Writer { out: Vec::new(), path: vec![Segment::Name(path)] };
+    if let Ok(text) = value.cast::<PyString>() {
+        let Ok(text) = utf8(text) else { return Err(writer.refuse(LONE_SURROGATE.into())) };
+        return Ok(text.to_string());
+    }
     if !value.is_instance(pytypes::datetime(value.py())?)? {
         return Err(writer.refuse("expected a str or a timezone-aware datetime".into()));
     }
-    writer.datetime(value)?;
+    writer.datetime(value).map_err(|e| writer.raised(value.py(), e))?;
     Ok(writer.text()?.trim_matches('"').to_string())
 }
+
+/// Why a `str` that cannot be UTF-8 is refused.
+pub const LONE_SURROGATE: &str = "a str that is not valid Unicode (a lone surrogate)";
 
 /// A step of the path to the value being written: rendered only when a
 /// value is refused, so a dict's key is kept as the `str` itself.
@@ -120,14 +130,31 @@ impl<'py> Writer<'py> {
             self.dict(dict, depth + 1)?;
         } else if let Ok(list) = value.cast::<PyList>() {
             self.nested(depth)?;
+            let length = list.len();
             self.items(list.iter(), depth + 1)?;
+            self.unchanged(list.len() == length, "list")?;
         } else if let Ok(tuple) = value.cast::<PyTuple>() {
             self.nested(depth)?;
             self.items(tuple.iter(), depth + 1)?;
         } else {
-            self.object(value)?;
+            self.object(value).map_err(|e| self.raised(value.py(), e))?;
         }
         Ok(())
+    }
+
+    /// `unwritable`, an exception a value's own method raised (a
+    /// `tzinfo`'s `utcoffset`, a subclass's `__str__`), as a refusal at
+    /// the value's path; `KeyboardInterrupt` and the like pass through.
+    fn raised(&self, py: Python<'_>, unwritable: Unwritable) -> Unwritable {
+        match unwritable {
+            Unwritable::Python(err) if err.is_instance_of::<PyException>(py) => {
+                let type_name = err.get_type(py).name().map(|n| n.to_string()).unwrap_or_default();
+                let message =
+                    err.value(py).str().map(|m| m.to_string_lossy().into_owned()).unwrap_or_default();
+                self.refuse(format!("reading the value raised {type_name}: {}", short(&message)))
+            }
+            other => other,
+        }
     }
 
     fn nested(&self, depth: usize) -> Result<(), Unwritable> {
@@ -139,7 +166,7 @@ impl<'py> Writer<'py> {
 
     fn string(&mut self, text: &Bound<'_, PyString>) -> Result<(), Unwritable> {
         let Ok(text) = utf8(text) else {
-            return Err(self.refuse("a str that is not valid Unicode (a lone surrogate)".into()));
+            return Err(self.refuse(LONE_SURROGATE.into()));
         };
         runtime::value::write_json_str(text, &mut self.out);
         Ok(())
@@ -178,13 +205,16 @@ impl<'py> Writer<'py> {
 
     fn dict(&mut self, dict: &Bound<'py, PyDict>, depth: usize) -> Result<(), Unwritable> {
         self.out.push(b'{');
-        for (i, (key, value)) in dict.iter().enumerate() {
+        let size = dict.len();
+        let mut position = 0;
+        let mut first = true;
+        while let Some((key, value)) = next_item(dict, &mut position) {
             let Ok(key) = key.cast::<PyString>() else {
                 let shown = key.repr().map(|r| r.to_string()).unwrap_or_default();
                 let type_name = key.get_type().name().map(|n| n.to_string()).unwrap_or_default();
                 return Err(self.refuse(format!("a key is not a str: {} ({type_name})", short(&shown))));
             };
-            if i > 0 {
+            if !std::mem::take(&mut first) {
                 self.out.push(b',');
             }
             self.string(key)?;
@@ -193,9 +223,21 @@ impl<'py> Writer<'py> {
             let written = self.value(&value, depth);
             self.path.pop();
             written?;
+            self.unchanged(dict.len() == size, "dict")?;
         }
         self.out.push(b'}');
         Ok(())
+    }
+
+    /// A refusal when a container's length changed while it was read (a
+    /// value's method added or removed items).
+    fn unchanged(&self, same: bool, what: &str) -> Result<(), Unwritable> {
+        if same {
+            return Ok(());
+        }
+        Err(self.refuse(format!(
+            "the {what} changed while it was read (a value's method added or removed items)"
+        )))
     }
 
     fn items(
@@ -254,12 +296,27 @@ impl<'py> Writer<'py> {
     }
 
     fn datetime(&mut self, value: &Bound<'_, PyAny>) -> Result<(), Unwritable> {
-        if value.call_method0("utcoffset")?.is_none() {
+        if value.get_type().name()?.to_cow()? == "NaTType" {
+            return Err(
+                self.refuse("got NaT (pandas' missing timestamp): give None for a missing value".into())
+            );
+        }
+        let offset = value.call_method0("utcoffset")?;
+        if offset.is_none() {
             return Err(self.refuse(
                 "a datetime without a timezone is ambiguous: give it a tzinfo (e.g. timezone.utc)".into(),
             ));
         }
-        let text = value.call_method0("isoformat")?;
+        // RFC 3339 offsets are whole minutes: an offset with seconds (a
+        // historic zone's mean time, Amsterdam's +00:19:32 until 1937) is
+        // written as the same instant in UTC.
+        let whole_minutes = offset.getattr("seconds")?.extract::<i64>()? % 60 == 0
+            && offset.getattr("microseconds")?.extract::<i64>()? == 0;
+        let text = if whole_minutes {
+            value.call_method0("isoformat")?
+        } else {
+            value.call_method1("astimezone", (pytypes::utc(value.py())?,))?.call_method0("isoformat")?
+        };
         // Escaped: a subclass's `isoformat` may return any text.
         runtime::value::write_json_str(utf8(text.cast::<PyString>().map_err(PyErr::from)?)?, &mut self.out);
         Ok(())
@@ -286,6 +343,29 @@ impl<'py> Writer<'py> {
         self.push(&ir::time::format_duration(nanos));
         self.out.push(b'"');
         Ok(())
+    }
+}
+
+/// The next entry of `dict` from `position`, key and value owned.
+/// `PyDict_Next` reads the dict's table without running Python code (a
+/// dict subclass's `items` or `__iter__` is never called) and checks
+/// `position` against the table as it is now, so a dict changed between
+/// two calls is read safely; PyO3's iterator panics then.
+fn next_item<'py>(
+    dict: &Bound<'py, PyDict>,
+    position: &mut ffi::Py_ssize_t,
+) -> Option<(Bound<'py, PyAny>, Bound<'py, PyAny>)> {
+    let mut key = std::ptr::null_mut();
+    let mut value = std::ptr::null_mut();
+    // SAFETY: the GIL is held (`Bound`) and `dict` is a live dict. The
+    // references `PyDict_Next` hands out are borrowed, and made owned
+    // before any Python code can run and drop them.
+    unsafe {
+        if ffi::PyDict_Next(dict.as_ptr(), position, &mut key, &mut value) == 0 {
+            return None;
+        }
+        let py = dict.py();
+        Some((Bound::from_borrowed_ptr(py, key), Bound::from_borrowed_ptr(py, value)))
     }
 }
 

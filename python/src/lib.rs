@@ -5,7 +5,7 @@
 //! validated by the runtime's one validator, results written by its one
 //! writer, contracts loaded and routed by its one loader (docs/PYTHON.md).
 //!
-//! - [`contract`]: `Contract`, `compile`, `load_bundle`;
+//! - [`contract`]: `Contract`, `compile`, `compile_text`, `load_bundle`;
 //! - [`contract_set`]: `ContractSet`, routing by name;
 //! - [`evaluate`]: one evaluation, the GIL released; [`arrow_batch`]:
 //!   `evaluate_batch`, Arrow data through the batch crate's column path,
@@ -40,6 +40,7 @@ fn _rulec(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<contract_set::ContractSet>()?;
     m.add_class::<result::EvalResult>()?;
     m.add_function(wrap_pyfunction!(contract::compile, m)?)?;
+    m.add_function(wrap_pyfunction!(contract::compile_text, m)?)?;
     m.add_function(wrap_pyfunction!(contract::load_bundle, m)?)?;
     errors::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

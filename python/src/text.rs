@@ -6,8 +6,11 @@
 //! `str` into a new `bytes` object: most of an input's conversion cost
 //! (docs/PERFORMANCE.md, "Python"). Every CPython 3 exports the call, so
 //! it is declared here. And [`written`]: the runtime's UTF-8 output as a
-//! `String` without a second pass.
+//! `String` without a second pass; [`argument`]: a `str` argument's text,
+//! or an `InputError` at its name; [`request_bytes`]: a request line's
+//! bytes, as the CLI would read them.
 
+use std::borrow::Cow;
 use std::os::raw::c_char;
 
 use pyo3::ffi;
@@ -41,4 +44,26 @@ pub fn utf8<'a>(text: &'a Bound<'_, PyString>) -> PyResult<&'a str> {
 /// copied, and any byte that is not UTF-8 replaced rather than trusted).
 pub fn written(bytes: Vec<u8>) -> String {
     String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// The text of the `str` argument `name` (`channel`, `now`): an
+/// `InputError` at path `name` for a lone surrogate, as for the same
+/// `str` in an input.
+pub fn argument<'a>(value: Option<&'a Bound<'_, PyString>>, name: &str) -> PyResult<Option<&'a str>> {
+    let Some(value) = value else { return Ok(None) };
+    utf8(value).map(Some).map_err(|_| {
+        let invalid = runtime::InvalidInput::one(name, crate::input::LONE_SURROGATE);
+        crate::errors::input_error(value.py(), &invalid)
+    })
+}
+
+/// A request line's bytes: its UTF-8, or, for a `str` with a lone
+/// surrogate, the bytes `surrogatepass` encodes, which are not UTF-8: the
+/// runtime answers them as `rulec eval` answers such a line.
+pub fn request_bytes<'a>(text: &'a Bound<'_, PyString>) -> PyResult<Cow<'a, [u8]>> {
+    if let Ok(text) = utf8(text) {
+        return Ok(Cow::Borrowed(text.as_bytes()));
+    }
+    let bytes = text.call_method1("encode", ("utf-8", "surrogatepass"))?;
+    Ok(Cow::Owned(bytes.extract::<Vec<u8>>()?))
 }

@@ -44,3 +44,23 @@ rules:
     when: amonut > 1
     deny: "too much"
 """
+
+LONGER = """\
+contract: test.longer
+version: 1.0.0
+input:
+  d: duration
+  at: timestamp
+effects:
+  longer: bool
+  at: timestamp
+rules:
+  - id: longer
+    when: true
+    effects:
+      longer: d > duration("1s")
+  - id: at
+    when: true
+    effects:
+      at: at
+"""

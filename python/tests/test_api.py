@@ -15,7 +15,7 @@ from conftest import EXAMPLES, TRANSFER_YAML, rulec_binary, transfer_input
 def test_compile_from_a_path_a_pathlike_and_the_text() -> None:
     by_str = rulec.compile(str(TRANSFER_YAML))
     by_path = rulec.compile(TRANSFER_YAML)
-    by_text = rulec.compile(TRANSFER_YAML.read_text(encoding="utf-8"))
+    by_text = rulec.compile_text(TRANSFER_YAML.read_text(encoding="utf-8"))
     assert by_str.name == by_path.name == by_text.name == "acme.payments.transfer"
     assert by_str.hash == by_path.hash == by_text.hash
     assert by_text.version == "1.0.0"
@@ -24,6 +24,82 @@ def test_compile_from_a_path_a_pathlike_and_the_text() -> None:
 def test_a_missing_file_is_an_os_error() -> None:
     with pytest.raises(FileNotFoundError, match="cannot read"):
         rulec.compile("no/such/contract.yaml")
+
+
+SECRETS = "root:x:0:0:root:/root:/bin/bash\nservice:hunter2:1:1\n"
+
+
+@pytest.mark.parametrize(
+    ("content", "code"),
+    [
+        (SECRETS, "E0100"),  # one value, as /etc/passwd reads
+        ("password: hunter2\ntoken: abc123\n", None),  # a mapping that is no contract
+        ("key: [hunter2\n", "E0001"),  # not YAML
+    ],
+)
+def test_a_file_that_is_not_a_contract_is_not_quoted(tmp_path: Path, content: str, code: "str | None") -> None:
+    path = tmp_path / "secrets"
+    path.write_text(content, encoding="utf-8")
+    for load in (rulec.compile, rulec.ContractSet):
+        with pytest.raises(rulec.CompileError) as failed:
+            load(path)
+        text = str(failed.value)
+        assert text.startswith(f"{path}:"), text
+        assert "hunter2" not in text and "root:x" not in text, text
+        assert code is None or f"error[{code}]" in text
+        assert all("hunter2" not in str(d) for d in failed.value.diagnostics)
+
+
+@pytest.mark.parametrize(
+    ("content", "quoted"),
+    [
+        (None, "amonut"),  # contracts.BROKEN: an unknown name
+        ("contract: t.x\nversion: 1.0.0\ninput:\n  a: [int\nrules: []\n", "rules: []"),  # not YAML
+    ],
+)
+def test_a_contract_with_an_error_is_quoted(tmp_path: Path, content: "str | None", quoted: str) -> None:
+    from contracts import BROKEN
+
+    path = tmp_path / "broken.yaml"
+    path.write_text(content or BROKEN, encoding="utf-8")
+    with pytest.raises(rulec.CompileError) as failed:
+        rulec.compile(path)
+    assert quoted in str(failed.value).split("\n", 1)[1], "the line is quoted"
+
+
+@pytest.mark.parametrize(
+    ("argument", "error", "message"),
+    [
+        # One line of YAML is a path, never compiled.
+        ("contract: test.x", FileNotFoundError, "cannot read contract: test.x"),
+        # A contract's text is a path too: the error says where text goes.
+        (TRANSFER_YAML.read_text(encoding="utf-8"), OSError, "compile it with rulec.compile_text"),
+        (b"contract: test.x\n", TypeError, "rulec.compile_text"),
+    ],
+)
+def test_compile_takes_a_path_only(argument: object, error: type, message: str) -> None:
+    with pytest.raises(error) as failed:
+        rulec.compile(argument)  # type: ignore[arg-type]
+    assert message in str(failed.value)
+    assert len(str(failed.value)) < 400, "the text is not echoed whole"
+
+
+def test_compile_text_reads_no_file() -> None:
+    with pytest.raises(rulec.CompileError) as failed:
+        rulec.compile_text("/etc/passwd")
+    assert str(failed.value).startswith("<contract>:1:1: error[E0100]")
+    assert "root" not in str(failed.value)
+
+
+def test_load_bundle_tells_bytes_from_a_path_by_type(transfer: rulec.Contract, tmp_path: Path) -> None:
+    bundle = transfer.to_bundle()
+    path = tmp_path / "transfer.bundle.json"
+    path.write_bytes(bundle)
+    for given in (bundle, bytearray(bundle), path, str(path)):
+        assert rulec.load_bundle(given).hash == transfer.hash
+    # A str is a path, whatever it holds.
+    with pytest.raises(OSError, match="cannot read"):
+        rulec.load_bundle(bundle.decode("utf-8"))
 
 
 def test_the_result_parts(transfer: rulec.Contract) -> None:

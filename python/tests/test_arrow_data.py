@@ -29,7 +29,7 @@ rules:
 
 @pytest.fixture(scope="module")
 def contract() -> rulec.Contract:
-    return rulec.compile(CONTRACT)
+    return rulec.compile_text(CONTRACT)
 
 
 def decisions(results: Any) -> List[str]:

@@ -106,7 +106,7 @@ def test_an_input_that_is_not_a_dict(transfer: rulec.Contract) -> None:
 
 def test_a_contract_that_does_not_compile() -> None:
     with pytest.raises(rulec.CompileError) as failed:
-        rulec.compile(BROKEN)
+        rulec.compile_text(BROKEN)
     diagnostics = failed.value.diagnostics
     assert len(diagnostics) >= 1
     first = diagnostics[0]

@@ -52,7 +52,7 @@ def check(contract: rulec.Contract, input: Any, channel: "str | None") -> None:
 @pytest.mark.parametrize("seed", range(8))
 def test_seeded_random_inputs_never_crash(transfer: rulec.Contract, seed: int) -> None:
     r = random.Random(seed)
-    echo = rulec.compile(ECHO)
+    echo = rulec.compile_text(ECHO)
     for _ in range(400):
         check(transfer, value(r, 0), "server")
         base = transfer_input()
@@ -69,7 +69,7 @@ json_like = st.recursive(
 )
 
 
-ECHO_CONTRACT = rulec.compile(ECHO)
+ECHO_CONTRACT = rulec.compile_text(ECHO)
 
 
 @settings(max_examples=300, derandomize=True, deadline=None)

@@ -15,7 +15,7 @@ AT = datetime.datetime(2026, 1, 2, 3, 4, 5, 678901, tzinfo=UTC)
 
 @pytest.fixture(scope="module", params=["interp", "jit"])
 def echo(request: pytest.FixtureRequest) -> rulec.Contract:
-    return rulec.compile(ECHO, engine=request.param)
+    return rulec.compile_text(ECHO, engine=request.param)
 
 
 def evaluate(contract: rulec.Contract, **changes: object) -> rulec.Result:

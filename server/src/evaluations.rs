@@ -135,8 +135,7 @@ fn plan(
         Some(fields) => batch::result_parts(fields).map_err(|e| Stop::bad_query(format!("`fields`: {e}")))?,
         None => runtime::result::Parts::ALL,
     };
-    batch::job::channel_context(&contract, query.channel.as_deref())
-        .map_err(|e| Stop::bad_query(as_query(&e)))?;
+    batch::job::channel_context(&contract, query.channel.as_deref(), "`channel`").map_err(Stop::bad_query)?;
     let announced =
         request.headers().get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
     if announced.is_some_and(|n| n > app.config.max_batch_body as u64) {
