@@ -56,10 +56,12 @@ pub fn codecs(
 /// stderr, as text: `RUST_LOG` if set, else Ballista's and rulec's
 /// `info` lines and every other crate's warnings.
 pub fn init_logging() {
-    let filter = std::env::var("RUST_LOG")
-        .ok()
-        .filter(|filter| !filter.trim().is_empty())
-        .unwrap_or_else(|| "warn,ballista_scheduler=info,ballista_executor=info,rulec=info".to_string());
+    // `ballista_rulec=info`: each process's contracts and revision, said
+    // once at start, so an operator compares them across the cluster.
+    let filter =
+        std::env::var("RUST_LOG").ok().filter(|filter| !filter.trim().is_empty()).unwrap_or_else(|| {
+            "warn,ballista_scheduler=info,ballista_executor=info,ballista_rulec=info,rulec=info".to_string()
+        });
     let filter = tracing_subscriber::EnvFilter::try_new(filter)
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
     // Colour only on a terminal: a log redirected to a file is text.
@@ -82,4 +84,14 @@ pub fn scheduler_address(url: &str) -> Result<(String, u16), String> {
         return Err(expected());
     }
     Ok((host.to_string(), port))
+}
+
+/// Logs, once at start, what `place` serves: its contracts' revision and
+/// each contract's name and bundle hash. A process started with another
+/// revision is seen here before a query reaches it (a query's call is
+/// refused by it then, naming both hashes).
+pub fn log_contracts(place: &str, contracts: &ContractSet) {
+    let names: Vec<String> =
+        contracts.contracts().iter().map(|c| format!("{} {}", c.name(), c.hash())).collect();
+    tracing::info!("{place} serves revision {} ({})", contracts.revision(), names.join(", "));
 }

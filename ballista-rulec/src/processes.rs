@@ -46,6 +46,7 @@ pub async fn scheduler(contracts: Arc<ContractSet>, options: SchedulerOptions) -
     };
     let timeout = options.executor_timeout.as_secs().max(2);
     let place = format!("scheduler {external_host}:{}", options.bind.port());
+    crate::log_contracts(&place, &contracts);
     let (logical, physical) = crate::codecs(&contracts, &place);
     let mut config = SchedulerConfig {
         bind_host: options.bind.ip().to_string(),
@@ -104,6 +105,7 @@ pub async fn executor(contracts: Arc<ContractSet>, options: ExecutorOptions) -> 
     }
     let host = options.external_host.clone().unwrap_or_else(|| options.bind_host.clone());
     let place = format!("executor {host}:{}", options.port);
+    crate::log_contracts(&place, &contracts);
     let (logical, physical) = crate::codecs(&contracts, &place);
     let state = ballista_core::utils::default_session_builder(SessionConfig::new_with_ballista())
         .and_then(|state| datafusion_rulec::sql::extend(state, &contracts))

@@ -14,9 +14,9 @@ use std::time::{Duration, Instant};
 /// How long a process has to start listening.
 const START: Duration = Duration::from_secs(60);
 
-/// The log filter of every process: Ballista's task lines, warnings
-/// from the rest.
-const LOG: &str = "warn,ballista_scheduler=info,ballista_executor=info";
+/// The log filter of every process: Ballista's task lines, what each
+/// process serves (rulec's start line), warnings from the rest.
+const LOG: &str = "warn,ballista_scheduler=info,ballista_executor=info,ballista_rulec=info";
 
 /// One `rulec cluster` process.
 #[derive(Debug)]

@@ -148,6 +148,16 @@ fn a_cluster_gives_every_row_in_process_sql_and_eval_give_and_refuses_another_re
     };
     let (old, new) = (hash(TRANSFER), hash(&changed));
     assert_ne!(old, new);
+    // Each process says what it serves at start.
+    let serves = |index: usize, hash: &str| {
+        let log = cluster.process(index).log();
+        assert!(
+            log.contains(" serves revision ") && log.contains(&format!("acme.payments.transfer {hash}")),
+            "{log}"
+        );
+    };
+    serves(0, &old);
+    serves(e, &new);
     let message = format!(
         "contract `acme.payments.transfer`: the query was planned against {old} but {} holds {new}",
         cluster.process(e).name()

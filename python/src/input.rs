@@ -23,7 +23,7 @@ use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use runtime::InvalidInput;
 
 use crate::pytypes;
-use crate::text::utf8;
+use crate::text::{LONE_SURROGATE, utf8};
 
 /// The deepest nesting of lists and dicts an input may have.
 pub const MAX_DEPTH: usize = 100;
@@ -61,9 +61,6 @@ pub fn timestamp_text(value: &Bound<'_, PyAny>, path: &'static str) -> Result<St
     writer.datetime(value).map_err(|e| writer.raised(value.py(), e))?;
     Ok(writer.text()?.trim_matches('"').to_string())
 }
-
-/// Why a `str` that cannot be UTF-8 is refused.
-pub const LONE_SURROGATE: &str = "a str that is not valid Unicode (a lone surrogate)";
 
 /// A step of the path to the value being written: rendered only when a
 /// value is refused, so a dict's key is kept as the `str` itself.

@@ -46,13 +46,16 @@ pub fn written(bytes: Vec<u8>) -> String {
     String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
+/// Why a `str` that cannot be UTF-8 is refused.
+pub const LONE_SURROGATE: &str = "a str that is not valid Unicode (a lone surrogate)";
+
 /// The text of the `str` argument `name` (`channel`, `now`): an
 /// `InputError` at path `name` for a lone surrogate, as for the same
 /// `str` in an input.
 pub fn argument<'a>(value: Option<&'a Bound<'_, PyString>>, name: &str) -> PyResult<Option<&'a str>> {
     let Some(value) = value else { return Ok(None) };
     utf8(value).map(Some).map_err(|_| {
-        let invalid = runtime::InvalidInput::one(name, crate::input::LONE_SURROGATE);
+        let invalid = runtime::InvalidInput::one(name, LONE_SURROGATE);
         crate::errors::input_error(value.py(), &invalid)
     })
 }
