@@ -169,7 +169,43 @@ fn explained(contract: &ir::Contract, source: Option<&Written>, trace: &RuleTrac
             .filter(|(name, _)| !made_by_compiler(contract, source, name))
             .cloned()
             .collect(),
-        signals: trace.signals.clone(),
+        signals: trace
+            .signals
+            .iter()
+            .map(|(text, value)| (signal_as_written(text, source), value.clone()))
+            .collect(),
+    }
+}
+
+/// A signal as the contract writes it: a model's score by the one call
+/// of that model in the source (`score(fraud, [float(amount_eur), ...])`,
+/// where the IR says `score.fraud(list(float(let.amount_eur), ...))`); a
+/// window's value as the IR names it, which is how it is written.
+fn signal_as_written(text: &str, source: Option<&Written>) -> String {
+    let Some(model) = text.strip_prefix("score.").and_then(|rest| rest.split('(').next()) else {
+        return text.to_string();
+    };
+    let Some(source) = source else { return text.to_string() };
+    let ast = &source.ast;
+    let roots = ast
+        .lets
+        .iter()
+        .filter_map(|l| l.value.as_ref())
+        .chain(ast.rules.iter().filter_map(|r| r.when.as_ref()));
+    let mut calls = Vec::new();
+    let mut stack: Vec<&frontend::ast::Expr> = roots.collect();
+    while let Some(e) = stack.pop() {
+        if let frontend::ast::ExprKind::Call { callee, args } = &e.kind
+            && callee.value == "score"
+            && matches!(args.first().map(|a| &a.kind), Some(frontend::ast::ExprKind::Name(n)) if n == model)
+        {
+            calls.push(e.span);
+        }
+        stack.extend(e.children());
+    }
+    match calls[..] {
+        [one] => source.snippet(one),
+        _ => text.to_string(),
     }
 }
 

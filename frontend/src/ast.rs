@@ -297,6 +297,25 @@ impl BinaryOp {
 }
 
 impl Expr {
+    /// The expressions directly inside this one, in source order.
+    pub fn children(&self) -> Vec<&Expr> {
+        match &self.kind {
+            ExprKind::Int(_)
+            | ExprKind::Decimal(_)
+            | ExprKind::Float(_)
+            | ExprKind::Str(_)
+            | ExprKind::Bool(_)
+            | ExprKind::Name(_) => Vec::new(),
+            ExprKind::Field { base, .. } => vec![base],
+            ExprKind::Index { base, index } => vec![base, index],
+            ExprKind::Call { args, .. } | ExprKind::List(args) => args.iter().collect(),
+            ExprKind::Lambda { body, .. } => vec![body],
+            ExprKind::Unary { operand, .. } => vec![operand],
+            ExprKind::Binary { lhs, rhs, .. } => vec![lhs, rhs],
+            ExprKind::Cond { cond, then, otherwise } => vec![cond, then, otherwise],
+        }
+    }
+
     /// The expression as source-like text, fully parenthesised; used by
     /// `rulec inspect --emit ast`.
     pub fn to_sexp(&self) -> String {
