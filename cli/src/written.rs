@@ -72,15 +72,18 @@ pub fn leaves(e: &Expr) -> Vec<&Expr> {
 /// An expression's own operands that are not literals or table names, as
 /// the IR lists the non-constant children of the expression it lowers to
 /// (`k in table` is a lookup of `k`).
-pub fn operands<'e>(e: &'e Expr, contract: &ast::Contract) -> Vec<&'e Expr> {
+pub fn operands<'e>(e: &'e Expr, contract: &'e ast::Contract) -> Vec<&'e Expr> {
     let table =
         |e: &Expr| matches!(&e.kind, ExprKind::Name(n) if contract.tables.iter().any(|t| &t.name.value == n));
     let all: Vec<&Expr> = match &e.kind {
         ExprKind::Binary { lhs, rhs, .. } => vec![lhs, rhs],
-        // A negated membership test shows the test's operands, as the
-        // trace does (runtime's `shown_operands`).
-        ExprKind::Unary { op: UnaryOp::Not, operand } if is_membership(operand) => {
-            return operands(operand, contract);
+        // A membership test, negated or named by a let, shows the test's
+        // operands, as the trace does (runtime's `shown_operands`).
+        ExprKind::Unary { op: UnaryOp::Not, operand } if membership(operand, contract).is_some() => {
+            return membership(operand, contract).map(|test| operands(test, contract)).unwrap_or_default();
+        }
+        ExprKind::Name(_) if membership(e, contract).is_some() => {
+            return membership(e, contract).map(|test| operands(test, contract)).unwrap_or_default();
         }
         ExprKind::Unary { operand, .. } => vec![operand],
         ExprKind::Call { args, .. } => args.iter().collect(),
@@ -91,9 +94,17 @@ pub fn operands<'e>(e: &'e Expr, contract: &ast::Contract) -> Vec<&'e Expr> {
     all.into_iter().filter(|e| !literal(e) && !table(e)).collect()
 }
 
-/// `x in y`, in parentheses or not.
-fn is_membership(e: &Expr) -> bool {
-    matches!(&e.kind, ExprKind::Binary { op: BinaryOp::In, .. })
+/// The membership test (`x in y`) `e` is, directly or as the value of
+/// the let it names.
+fn membership<'e>(e: &'e Expr, contract: &'e ast::Contract) -> Option<&'e Expr> {
+    match &e.kind {
+        ExprKind::Binary { op: BinaryOp::In, .. } => Some(e),
+        ExprKind::Name(name) => {
+            let value = contract.lets.iter().find(|l| &l.name.value == name)?.value.as_ref()?;
+            membership(value, contract)
+        }
+        _ => None,
+    }
 }
 
 fn literal(e: &Expr) -> bool {
