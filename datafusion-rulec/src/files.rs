@@ -74,7 +74,7 @@ fn csv_timestamps_as_text(table: Arc<dyn TableProvider>) -> Result<Arc<dyn Table
     }
     let schema = listing.schema();
     let partitions = options.table_partition_cols.len();
-    let file_fields = &schema.fields()[..schema.fields().len() - partitions];
+    let file_fields = &schema.fields()[..schema.fields().len().saturating_sub(partitions)];
     if !file_fields.iter().any(|field| matches!(field.data_type(), DataType::Timestamp(..))) {
         return Ok(table);
     }
