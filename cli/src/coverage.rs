@@ -118,10 +118,10 @@ pub fn report(contract: &ir::Contract, path: &Path, tests: &[TestCoverage]) -> R
         }
     }
     for (l, decl) in contract.lets.iter().enumerate() {
-        let declared = ast.and_then(|a| a.lets.iter().find(|x| x.name.value == decl.name));
-        if ast.is_some() && declared.is_none() {
-            continue; // made by the compiler (a shared subexpression)
+        if written.as_ref().is_some_and(|w| w.made_by_compiler(&decl.name)) {
+            continue;
         }
+        let declared = ast.and_then(|a| a.lets.iter().find(|x| x.name.value == decl.name));
         let (yes, _) = count(&|c| Some(c.lets[l]));
         let at = declared.map_or(0, |w| line(w.name.span));
         items.push(Item {

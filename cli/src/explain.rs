@@ -166,7 +166,7 @@ fn explained(contract: &ir::Contract, source: Option<&Written>, trace: &RuleTrac
         lets: trace
             .lets
             .iter()
-            .filter(|(name, _)| !made_by_compiler(contract, source, name))
+            .filter(|(name, _)| !source.is_some_and(|s| s.made_by_compiler(name)))
             .cloned()
             .collect(),
         signals: trace
@@ -209,14 +209,6 @@ fn signal_as_written(text: &str, source: Option<&Written>) -> String {
     }
 }
 
-/// Whether the let `name` was made by the compiler (work several rules
-/// share, `shared_0`), not declared in the contract's source: it is not
-/// shown by its name, which the author never wrote.
-fn made_by_compiler(contract: &ir::Contract, source: Option<&Written>, name: &str) -> bool {
-    source.is_some_and(|s| !s.ast.lets.iter().any(|l| l.name.value == name))
-        && contract.lets.iter().any(|l| l.name == name)
-}
-
 /// The values of a condition's own operands, each as written when the
 /// source has as many; else as the IR prints them, a let the compiler
 /// made as its value (its name was never written).
@@ -228,7 +220,7 @@ fn operands_as_written(
 ) -> Vec<(String, String)> {
     let made = |id: ir::ExprId| match contract.expr(id).kind {
         ir::ExprKind::Let(l) => {
-            let made = made_by_compiler(contract, source, &contract.lets[l.index()].name);
+            let made = source.is_some_and(|s| s.made_by_compiler(&contract.lets[l.index()].name));
             made.then(|| ir::print::expr(contract, contract.lets[l.index()].value))
         }
         _ => None,

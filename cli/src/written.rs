@@ -41,6 +41,13 @@ impl Written {
     pub fn rule(&self, id: &str) -> Option<&ast::RuleDecl> {
         self.ast.rules.iter().find(|r| r.id.value == id)
     }
+
+    /// Whether the contract's let `name` was made by the compiler (work
+    /// several rules share, `shared_0`): the source declares no let of
+    /// that name. It is not the author's, and not shown by its name.
+    pub fn made_by_compiler(&self, name: &str) -> bool {
+        !self.ast.lets.iter().any(|l| l.name.value == name)
+    }
 }
 
 fn is_junction(e: &Expr) -> bool {

@@ -53,6 +53,32 @@ fn write_files(dir: &Path) {
     }
 }
 
+/// A scheduler over the transfer contract and two executors running a
+/// task at a time, their shuffle files under `dir`; the executors'
+/// indexes.
+fn two_executors(dir: &Path) -> (LocalCluster, Vec<usize>) {
+    let rulec_binary = Path::new(env!("CARGO_BIN_EXE_rulec"));
+    let contracts = Path::new(TRANSFER);
+    let mut cluster = LocalCluster::scheduler(rulec_binary, &root(), contracts).expect("a scheduler");
+    let mut executors = Vec::new();
+    for k in 0..2 {
+        let work = dir.join(format!("work-{k}"));
+        std::fs::create_dir(&work).expect("a folder");
+        executors.push(cluster.executor(&root(), contracts, 1, &work).expect("an executor"));
+    }
+    (cluster, executors)
+}
+
+/// `rulec sql --cluster URL QUERY` started, its output piped.
+fn spawned_sql(url: &str, query: &str) -> std::process::Child {
+    rulec()
+        .args(["sql", "--contracts", TRANSFER, "--format", "ndjson", "--cluster", url, query])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("rulec sql runs")
+}
+
 /// `rulec sql --contracts TRANSFER --format ndjson FLAGS QUERY`.
 fn sql(flags: &[&str], query: &str) -> Output {
     rulec()
@@ -89,15 +115,7 @@ fn a_cluster_gives_every_row_in_process_sql_and_eval_give_and_refuses_another_re
     let dir = tempfile::tempdir().expect("a folder");
     write_files(dir.path());
     let parts = format!("{}/", dir.path().join("parts").display());
-    let rulec_binary = Path::new(env!("CARGO_BIN_EXE_rulec"));
-    let contracts = Path::new(TRANSFER);
-    let mut cluster = LocalCluster::scheduler(rulec_binary, &root(), contracts).expect("a scheduler");
-    let mut executors = Vec::new();
-    for k in 0..2 {
-        let work = dir.path().join(format!("work-{k}"));
-        std::fs::create_dir(&work).expect("a folder");
-        executors.push(cluster.executor(&root(), contracts, 1, &work).expect("an executor"));
-    }
+    let (mut cluster, executors) = two_executors(dir.path());
     let url = cluster.url();
 
     // What in-process SQL and `rulec eval --input` give.
@@ -334,22 +352,9 @@ fn a_query_goes_on_when_an_executor_is_killed_mid_task() {
     );
     let expected = lines("in process", &sql(&[], &count));
 
-    let rulec_binary = Path::new(env!("CARGO_BIN_EXE_rulec"));
-    let contracts = Path::new(TRANSFER);
-    let mut cluster = LocalCluster::scheduler(rulec_binary, &root(), contracts).expect("a scheduler");
-    let mut executors = Vec::new();
-    for k in 0..2 {
-        let work = dir.path().join(format!("work-{k}"));
-        std::fs::create_dir(&work).expect("a folder");
-        executors.push(cluster.executor(&root(), contracts, 1, &work).expect("an executor"));
-    }
+    let (mut cluster, executors) = two_executors(dir.path());
     let started = Instant::now();
-    let client = rulec()
-        .args(["sql", "--contracts", TRANSFER, "--format", "ndjson", "--cluster", &cluster.url(), &count])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("rulec sql runs");
+    let client = spawned_sql(&cluster.url(), &count);
     // Killed as soon as it runs a task.
     while !cluster.process(executors[1]).log().contains("Execute task") {
         assert!(started.elapsed() < Duration::from_secs(60), "{}", cluster.process(executors[1]).log());
@@ -369,12 +374,7 @@ fn a_query_goes_on_when_an_executor_is_killed_mid_task() {
     // the scheduler (it read "h2 protocol error").
     let tasks = |cluster: &LocalCluster| cluster.process(executors[0]).log().matches("Execute task").count();
     let before = tasks(&cluster);
-    let client = rulec()
-        .args(["sql", "--contracts", TRANSFER, "--format", "ndjson", "--cluster", &cluster.url(), &count])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("rulec sql runs");
+    let client = spawned_sql(&cluster.url(), &count);
     while tasks(&cluster) == before {
         assert!(started.elapsed() < Duration::from_secs(120), "{}", cluster.process(executors[0]).log());
         std::thread::sleep(Duration::from_millis(10));

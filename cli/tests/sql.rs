@@ -108,6 +108,13 @@ fn results_query(call: &str, table: &str) -> String {
     )
 }
 
+/// The contract `yaml`, written as a file in `dir`: its path.
+fn contract_in(dir: &Path, yaml: &str) -> String {
+    let path = dir.join("contract.yaml");
+    std::fs::write(&path, yaml).expect("written");
+    path.display().to_string()
+}
+
 /// `rulec sql --contracts CONTRACT --format ndjson QUERY`: its lines (it
 /// must succeed).
 fn sql_lines(contract: &str, query: &str) -> Vec<String> {
@@ -197,13 +204,11 @@ fn a_query_nested_too_deep_is_refused_and_one_within_the_limit_runs() {
 #[test]
 fn an_ndjson_table_is_typed_from_every_line() {
     let dir = tempfile::tempdir().expect("a folder");
-    let contract = dir.path().join("late.yaml");
-    std::fs::write(
-        &contract,
+    let contract = contract_in(
+        dir.path(),
         "contract: t.late\nversion: 1.0.0\ninput:\n  amount: int\n  flag: bool?\nrules:\n  - id: flagged\n    \
          when: flag ?? false\n    deny: \"flagged\"\n",
-    )
-    .expect("written");
+    );
     let records = dir.path().join("records.ndjson");
     let lines: String = (0..1500)
         .map(|i| match i >= 1200 {
@@ -212,7 +217,6 @@ fn an_ndjson_table_is_typed_from_every_line() {
         })
         .collect();
     std::fs::write(&records, lines + "{\"r\":{\"amount\":1},\"n\":500.5}\n").expect("written");
-    let contract = contract.display().to_string();
     let denied = sql_lines(
         &contract,
         &format!(
@@ -238,13 +242,11 @@ fn an_ndjson_table_is_typed_from_every_line() {
 #[test]
 fn a_csv_timestamp_without_an_offset_is_refused_as_in_ndjson() {
     let dir = tempfile::tempdir().expect("a folder");
-    let contract = dir.path().join("at.yaml");
-    std::fs::write(
-        &contract,
+    let contract = contract_in(
+        dir.path(),
         "contract: t.at\nversion: 1.0.0\ninput:\n  at: timestamp\nrules:\n  - id: late\n    \
          when: at > timestamp(\"2026-01-01T12:00:00Z\")\n    deny: \"late\"\n",
-    )
-    .expect("written");
+    );
     let values = ["2026-01-01T13:00:00", "2026-01-01T13:00:00Z", "2026-01-01T13:00:00+02:00"];
     let csv = dir.path().join("at.csv");
     let rows: String = values.iter().enumerate().map(|(id, at)| format!("{id},{at}\n")).collect();
@@ -253,7 +255,6 @@ fn a_csv_timestamp_without_an_offset_is_refused_as_in_ndjson() {
     let lines: String =
         values.iter().enumerate().map(|(id, at)| format!("{{\"id\":{id},\"at\":\"{at}\"}}\n")).collect();
     std::fs::write(&ndjson, lines).expect("written");
-    let contract = contract.display().to_string();
     let results = |table: &Path| {
         let query = format!(
             "SELECT rulec('t.at', NULL, named_struct('at', at)) AS r FROM '{}' ORDER BY id",

@@ -11,7 +11,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyList, PyString};
 use runtime::engine::NativeStatus;
 
-use crate::errors::{BundleError, RulecError, compile_error, contained};
+use crate::errors::{BundleError, compile_error, contained};
 use crate::evaluate::{Envelope, evaluate};
 use crate::output;
 use crate::result::EvalResult;
@@ -25,8 +25,18 @@ use crate::text::{argument, request_bytes};
 #[derive(Debug)]
 pub struct Contract {
     pub(crate) inner: Arc<runtime::Contract>,
+    /// The set of this one contract, which routes `evaluate_json`'s
+    /// requests as `rulec eval CONTRACT` does; made once, at load.
+    alone: runtime::ContractSet,
     /// The compiler's warnings, as diagnostic dicts' JSON.
     pub(crate) warnings: Vec<serde_json::Value>,
+}
+
+impl Contract {
+    pub(crate) fn new(inner: Arc<runtime::Contract>, warnings: Vec<serde_json::Value>) -> Contract {
+        let alone = runtime::ContractSet::new(vec![Arc::clone(&inner)]).expect("one contract is a set");
+        Contract { inner, alone, warnings }
+    }
 }
 
 #[pymethods]
@@ -124,11 +134,10 @@ impl Contract {
     /// this one contract (a request naming another is `unknown_contract`).
     fn evaluate_json(&self, py: Python<'_>, request: &Bound<'_, PyString>) -> PyResult<String> {
         let request = request_bytes(request)?;
-        let set = runtime::ContractSet::new(vec![Arc::clone(&self.inner)]).map_err(RulecError::new_err)?;
         py.detach(|| {
             contained(|| {
                 let mut out = Vec::with_capacity(256);
-                set.evaluate_line(&request, None, &mut out);
+                self.alone.evaluate_line(&request, None, &mut out);
                 Ok::<_, PyErr>(crate::text::written(out))
             })
         })
@@ -178,7 +187,7 @@ fn compiled(py: Python<'_>, name: &str, text: &str, engine: &str) -> PyResult<Co
         return Err(compile_error(py, rendered(&compiled.diagnostics), output::json_list(py, &diagnostics)?));
     };
     let inner = load(py, &engine, bundle, "")?;
-    Ok(Contract { inner, warnings: diagnostics })
+    Ok(Contract::new(inner, diagnostics))
 }
 
 /// Loads a bundle (`rulec compile`'s output): `path_or_bytes` is its
@@ -201,7 +210,7 @@ pub fn load_bundle(py: Python<'_>, path_or_bytes: &Bound<'_, PyAny>, engine: &st
         .detach(|| contained(|| Ok::<_, PyErr>(ir::Bundle::from_json(&bytes))))?
         .map_err(|e| BundleError::new_err(format!("{at}{e}")))?;
     let inner = load(py, &engine, bundle, &at)?;
-    Ok(Contract { inner, warnings: Vec::new() })
+    Ok(Contract::new(inner, Vec::new()))
 }
 
 /// Loads `bundle` into `engine` (native code compiled now under

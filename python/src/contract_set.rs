@@ -123,7 +123,7 @@ impl ContractSet {
     /// The contract called `name` (a `Contract` sharing this set's state).
     fn __getitem__(&self, name: &str) -> PyResult<Contract> {
         match self.set.route(Some(name)) {
-            Ok(inner) => Ok(Contract { inner: Arc::clone(inner), warnings: Vec::new() }),
+            Ok(inner) => Ok(Contract::new(Arc::clone(inner), Vec::new())),
             Err(e) => Err(PyKeyError::new_err(e.message().to_string())),
         }
     }
